@@ -1,0 +1,1 @@
+print("attestd-verify-bench: not built yet")

@@ -1,0 +1,2 @@
+/// Namespace of the AppCheckMessages module; see ../../README.md for its place in attestd.
+public enum AppCheckMessagesModule {}

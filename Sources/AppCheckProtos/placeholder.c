@@ -1,0 +1,1 @@
+/* placeholder until scripts/generate-protos.sh runs */

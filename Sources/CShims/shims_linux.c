@@ -1,0 +1,7 @@
+#define _GNU_SOURCE
+#include <sys/socket.h>
+#include "CShimsLinux.h"
+
+int cshims_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
+    return accept4(fd, addr, len, flags);
+}

@@ -1,0 +1,2 @@
+/// Namespace of the GRPC module; see ../../README.md for its place in attestd.
+public enum GRPCModule {}

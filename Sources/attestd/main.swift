@@ -1,0 +1,2 @@
+/// attestd entry point.
+print("attestd")

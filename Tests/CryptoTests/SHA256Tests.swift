@@ -1,0 +1,32 @@
+import Crypto
+import Foundation
+import Testing
+
+@Suite("SHA-256 and HMAC")
+struct SHA256Tests {
+    @Test("hashes the empty string to the FIPS 180-2 value")
+    func emptyDigest() {
+        let hex = SHA256.hash([UInt8]()).map { String(format: "%02x", $0) }.joined()
+        #expect(hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    @Test("hashes two parts exactly as their concatenation")
+    func twoParts() {
+        let a = Array("authData".utf8), b = Array("clientDataHash".utf8)
+        #expect(SHA256.hash(a, b) == SHA256.hash(a + b))
+    }
+
+    @Test("computes RFC 4231 test case 2")
+    func hmacVector() {
+        let tag = HMACSHA256.authenticate(Array("what do ya want for nothing?".utf8), key: Array("Jefe".utf8))
+        let hex = tag.map { String(format: "%02x", $0) }.joined()
+        #expect(hex == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
+
+    @Test("compares in constant time and still tells different lengths apart")
+    func constantTime() {
+        #expect(ConstantTime.equals([1, 2, 3] as [UInt8], [1, 2, 3] as [UInt8]))
+        #expect(!ConstantTime.equals([1, 2, 3] as [UInt8], [1, 2, 4] as [UInt8]))
+        #expect(!ConstantTime.equals([1, 2] as [UInt8], [1, 2, 3] as [UInt8]))
+    }
+}
