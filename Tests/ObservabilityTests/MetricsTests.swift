@@ -1,0 +1,35 @@
+import Observability
+import Testing
+
+@Suite("Prometheus metrics")
+struct MetricsTests {
+    @Test("counts requests by method and code and renders a cumulative histogram")
+    func requestMetrics() {
+        let metrics = RequestMetrics(methods: ["GenerateAppAttestChallenge"], buckets: [0.001, 0.01])
+        metrics.record(method: "GenerateAppAttestChallenge", code: "OK", seconds: 0.0005)
+        metrics.record(method: "GenerateAppAttestChallenge", code: "OK", seconds: 0.005)
+        metrics.record(method: "GenerateAppAttestChallenge", code: "INVALID_ARGUMENT", seconds: 0.5)
+        metrics.record(method: "NoSuchMethod", code: "UNIMPLEMENTED", seconds: 0)
+        #expect(metrics.count(method: "GenerateAppAttestChallenge", code: "OK") == 2)
+        #expect(metrics.count(method: RequestMetrics.otherMethod, code: "UNIMPLEMENTED") == 1)
+        var text = ""
+        metrics.render(into: &text)
+        #expect(text.contains("attestd_requests_total{method=\"GenerateAppAttestChallenge\",code=\"OK\"} 2\n"))
+        #expect(text.contains("attestd_request_duration_seconds_bucket{method=\"GenerateAppAttestChallenge\",le=\"0.001\"} 1\n"))
+        #expect(text.contains("attestd_request_duration_seconds_bucket{method=\"GenerateAppAttestChallenge\",le=\"0.01\"} 2\n"))
+        #expect(text.contains("attestd_request_duration_seconds_bucket{method=\"GenerateAppAttestChallenge\",le=\"+Inf\"} 3\n"))
+        #expect(text.contains("attestd_request_duration_seconds_count{method=\"GenerateAppAttestChallenge\"} 3\n"))
+    }
+
+    @Test("escapes label values and renders gauges through the registry")
+    func registry() {
+        let registry = MetricsRegistry()
+        let failures = CounterFamily(name: "attestd_verification_failures_total", help: "Failures.", labelNames: ["reason"])
+        failures.increment(["quote\"d"])
+        registry.register(failures)
+        registry.register(Gauge(name: "attestd_open_connections", help: "Open.", read: { 3 }))
+        let text = registry.render()
+        #expect(text.contains("attestd_verification_failures_total{reason=\"quote\\\"d\"} 1\n"))
+        #expect(text.contains("# TYPE attestd_open_connections gauge\nattestd_open_connections 3\n"))
+    }
+}
