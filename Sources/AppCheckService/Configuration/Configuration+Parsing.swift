@@ -1,0 +1,146 @@
+import Foundation
+import Observability
+
+extension Configuration {
+    /// Reads and validates the configuration file at `path`.
+    public static func load(path: String) throws(ConfigurationError) -> Configuration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(problems: ["\(path): cannot be read"])
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        return try parse(json: [UInt8](data), baseDirectory: directory.isEmpty ? "." : directory)
+    }
+
+    /// Validates a configuration document; every problem found is reported, each naming its field.
+    public static func parse(json: [UInt8], baseDirectory: String) throws(ConfigurationError) -> Configuration {
+        let root: [String: Any]
+        do {
+            guard let object = try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] else {
+                throw ConfigurationError(problems: ["(root): must be a JSON object"])
+            }
+            root = object
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError(problems: ["(root): not valid JSON (\(error.localizedDescription))"])
+        }
+        let problems = JSONFieldReader.ProblemList()
+        let reader = JSONFieldReader(object: root, path: "", problems: problems)
+        let configuration = read(reader, baseDirectory: baseDirectory)
+        guard problems.items.isEmpty else { throw ConfigurationError(problems: problems.items) }
+        return configuration
+    }
+
+    private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
+        reader.rejectUnknownKeys(except: [
+            "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "projects",
+        ])
+        func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
+
+        let listeners = reader.objects("listeners").map { listener in
+            listener.rejectUnknownKeys(except: ["address", "port", "tls"])
+            let tls = listener.object("tls").map { tls in
+                tls.rejectUnknownKeys(except: ["certificate", "privateKey"])
+                return TLS(
+                    certificatePath: resolve(tls.string("certificate") ?? ""),
+                    privateKeyPath: resolve(tls.string("privateKey") ?? ""))
+            }
+            return Listener(
+                address: listener.string("address", default: "127.0.0.1") ?? "127.0.0.1",
+                port: listener.integer("port", default: 8080, in: 0...65535),
+                tls: tls)
+        }
+
+        var logLevel = LogLevel.info
+        if let name = reader.string("logLevel", default: "info") {
+            if let level = LogLevel(name: name) { logLevel = level } else {
+                reader.problem(reader.field("logLevel"), "must be one of \(LogLevel.allCases.map(\.name).joined(separator: ", "))")
+            }
+        }
+
+        let limitsReader = reader.object("limits")
+        limitsReader?.rejectUnknownKeys(except: [
+            "maxConcurrentStreams", "maxHeaderListBytes", "maxMessageBytes", "maxBufferedOutputBytes",
+            "idleTimeoutSeconds", "shutdownGraceSeconds",
+        ])
+        func limit(_ name: String, _ fallback: Int, _ range: ClosedRange<Int>) -> Int {
+            limitsReader?.integer(name, default: fallback, in: range) ?? fallback
+        }
+        let limits = Limits(
+            maxConcurrentStreams: limit("maxConcurrentStreams", 100, 1...10_000),
+            maxHeaderListBytes: limit("maxHeaderListBytes", 16 * 1024, 1024...1 << 20),
+            maxMessageBytes: limit("maxMessageBytes", 64 * 1024, 1024...16 << 20),
+            maxBufferedOutputBytes: limit("maxBufferedOutputBytes", 1 << 20, 64 * 1024...256 << 20),
+            idleTimeoutSeconds: limit("idleTimeoutSeconds", 300, 1...86_400),
+            shutdownGraceSeconds: limit("shutdownGraceSeconds", 10, 0...3_600))
+
+        let keysReader = reader.object("keys", required: true)
+        keysReader?.rejectUnknownKeys(except: ["challengeKey", "generateMissing"])
+        let keys = Keys(
+            challengeKeyPath: resolve(keysReader?.string("challengeKey") ?? ""),
+            generateMissing: keysReader?.bool("generateMissing", default: false) ?? false)
+
+        let projects = reader.objects("projects").map { project in
+            project.rejectUnknownKeys(except: ["number", "id", "apps"])
+            let number = project.string("number") ?? ""
+            if !number.isEmpty && !number.allSatisfy(\.isASCIIDigit) {
+                project.problem(project.field("number"), "must be the numeric project number")
+            }
+            let id = project.string("id") ?? ""
+            if !id.isEmpty && (id.allSatisfy(\.isASCIIDigit) || id.contains("/")) {
+                project.problem(project.field("id"), "must be the project id (letters, digits, hyphens), not a number")
+            }
+            let apps = project.objects("apps").map { app in readApp(app, projectNumber: number) }
+            return Project(number: number, id: id, apps: apps)
+        }
+        checkUnique(projects.flatMap { [$0.number, $0.id] }, what: "project number or id", reader: reader)
+        checkUnique(projects.flatMap { $0.apps.map(\.appID) }, what: "appId", reader: reader)
+
+        return Configuration(
+            listeners: listeners,
+            eventLoops: reader.integer("eventLoops", default: 0, in: 0...256),
+            logLevel: logLevel,
+            limits: limits,
+            keys: keys,
+            challengeTTLSeconds: reader.integer("challengeTtlSeconds", default: 300, in: 30...3_600),
+            projects: projects)
+    }
+
+    private static func readApp(_ app: JSONFieldReader, projectNumber: String) -> App {
+        app.rejectUnknownKeys(except: ["appId", "teamId", "bundleIds", "environment"])
+        let appID = app.string("appId") ?? ""
+        let parts = appID.split(separator: ":", omittingEmptySubsequences: false)
+        if !appID.isEmpty && (parts.count != 4 || parts[0] != "1" || parts[2] != "ios" || parts[3].isEmpty) {
+            app.problem(app.field("appId"), "must look like 1:<project number>:ios:<hex>")
+        } else if !appID.isEmpty && parts[1] != projectNumber {
+            app.problem(app.field("appId"), "belongs to project \(parts[1]), not \(projectNumber)")
+        }
+        let teamID = app.string("teamId") ?? ""
+        if !teamID.isEmpty && !(teamID.count == 10 && teamID.allSatisfy { $0.isASCIIDigit || ("A"..."Z").contains($0) }) {
+            app.problem(app.field("teamId"), "must be 10 capital letters or digits (the Apple team id)")
+        }
+        let bundleIDs = app.strings("bundleIds")
+        for (index, bundle) in bundleIDs.enumerated()
+        where bundle.isEmpty || bundle.contains(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-")) }) {
+            app.problem("\(app.field("bundleIds"))[\(index)]", "must be a bundle id such as com.example.app")
+        }
+        var environment = Environment.production
+        if let name = app.string("environment") {
+            if let value = Environment(rawValue: name) { environment = value } else {
+                app.problem(app.field("environment"), "must be production or development")
+            }
+        }
+        return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment)
+    }
+
+    private static func checkUnique(_ values: [String], what: String, reader: JSONFieldReader) {
+        var seen = Set<String>()
+        for value in values where !value.isEmpty && !seen.insert(value).inserted {
+            reader.problem("projects", "\(what) \(value) appears more than once")
+        }
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}

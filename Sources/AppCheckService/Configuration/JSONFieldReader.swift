@@ -1,0 +1,117 @@
+import Foundation
+
+/// Reads one JSON object of the configuration while remembering where it is, so every problem names its field.
+/// Problems are collected rather than thrown, so one pass reports all of them.
+final class JSONFieldReader {
+    let path: String
+    private let object: [String: Any]
+    private let problems: ProblemList
+
+    final class ProblemList {
+        var items: [String] = []
+    }
+
+    init(object: [String: Any], path: String, problems: ProblemList) {
+        self.object = object
+        self.path = path
+        self.problems = problems
+    }
+
+    func field(_ name: String) -> String { path.isEmpty ? name : "\(path).\(name)" }
+
+    func problem(_ field: String, _ text: String) { problems.items.append("\(field): \(text)") }
+
+    /// Reports keys the schema does not know, which are almost always typos.
+    func rejectUnknownKeys(except known: Set<String>) {
+        for key in object.keys.sorted() where !known.contains(key) { problem(field(key), "unknown field") }
+    }
+
+    func string(_ name: String, default fallback: String? = nil) -> String? {
+        guard let value = object[name] else {
+            if fallback == nil { problem(field(name), "is required") }
+            return fallback
+        }
+        guard let text = value as? String else {
+            problem(field(name), "must be a string")
+            return nil
+        }
+        return text
+    }
+
+    func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) -> Int {
+        guard let value = object[name] else { return fallback }
+        guard let number = value as? NSNumber, Self.kind(of: number) == .integer else {
+            problem(field(name), "must be an integer")
+            return fallback
+        }
+        guard range.contains(number.intValue) else {
+            problem(field(name), "must be between \(range.lowerBound) and \(range.upperBound)")
+            return fallback
+        }
+        return number.intValue
+    }
+
+    func bool(_ name: String, default fallback: Bool) -> Bool {
+        guard let value = object[name] else { return fallback }
+        guard let number = value as? NSNumber, Self.kind(of: number) == .boolean else {
+            problem(field(name), "must be true or false")
+            return fallback
+        }
+        return number.boolValue
+    }
+
+    private enum NumberKind { case boolean, integer, floatingPoint }
+
+    /// JSONSerialization answers every number and boolean as NSNumber; its Objective-C type code tells them apart
+    /// (`c` for booleans, `d` for numbers with a fraction or exponent, integer codes otherwise).
+    private static func kind(of number: NSNumber) -> NumberKind {
+        switch String(cString: number.objCType) {
+        case "c", "B": .boolean
+        case "f", "d": .floatingPoint
+        default: .integer
+        }
+    }
+
+    func object(_ name: String, required: Bool = false) -> JSONFieldReader? {
+        guard let value = object[name] else {
+            if required { problem(field(name), "is required") }
+            return nil
+        }
+        guard let nested = value as? [String: Any] else {
+            problem(field(name), "must be an object")
+            return nil
+        }
+        return JSONFieldReader(object: nested, path: field(name), problems: problems)
+    }
+
+    func objects(_ name: String, required: Bool = true) -> [JSONFieldReader] {
+        guard let value = object[name] else {
+            if required { problem(field(name), "is required") }
+            return []
+        }
+        guard let items = value as? [Any] else {
+            problem(field(name), "must be an array")
+            return []
+        }
+        if required && items.isEmpty { problem(field(name), "must not be empty") }
+        return items.enumerated().compactMap { index, item in
+            guard let nested = item as? [String: Any] else {
+                problem("\(field(name))[\(index)]", "must be an object")
+                return nil
+            }
+            return JSONFieldReader(object: nested, path: "\(field(name))[\(index)]", problems: problems)
+        }
+    }
+
+    func strings(_ name: String) -> [String] {
+        guard let value = object[name] else {
+            problem(field(name), "is required")
+            return []
+        }
+        guard let items = value as? [String], !items.isEmpty else {
+            problem(field(name), "must be a non-empty array of strings")
+            return []
+        }
+        return items
+    }
+}
