@@ -43,6 +43,12 @@ public struct Configuration: Sendable {
         public var number: String
         public var id: String
         public var apps: [App]
+
+        public init(number: String, id: String, apps: [App]) {
+            self.number = number
+            self.id = id
+            self.apps = apps
+        }
     }
 
     public struct App: Sendable {
@@ -52,6 +58,13 @@ public struct Configuration: Sendable {
         /// The app's bundle id and those of its App Clip: an App Clip attests under its own App ID.
         public var bundleIDs: [String]
         public var environment: Environment
+
+        public init(appID: String, teamID: String, bundleIDs: [String], environment: Environment) {
+            self.appID = appID
+            self.teamID = teamID
+            self.bundleIDs = bundleIDs
+            self.environment = environment
+        }
     }
 
     public enum Environment: String, Sendable {

@@ -1,0 +1,51 @@
+/// The configured projects and apps, looked up by the resource names clients send
+/// (`projects/{project number or id}/apps/{app id}`: the iOS SDK sends the project id, other clients the number).
+public struct AppRegistry: Sendable {
+    private let appsByProjectKey: [String: [String: RegisteredApp]]
+
+    public init(projects: [Configuration.Project]) {
+        var table: [String: [String: RegisteredApp]] = [:]
+        for project in projects {
+            var apps: [String: RegisteredApp] = [:]
+            for app in project.apps {
+                apps[app.appID] = RegisteredApp(projectNumber: project.number, projectID: project.id, configuration: app)
+            }
+            table[project.number] = apps
+            table[project.id] = apps
+        }
+        appsByProjectKey = table
+    }
+
+    /// The app named by `resourceName`.
+    /// - Throws: `.invalidName` when the name is not `projects/*/apps/*`, `.unknownApp` when no such app is configured.
+    public func app(named resourceName: String) throws(AppLookupError) -> RegisteredApp {
+        let parts = resourceName.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "projects", parts[2] == "apps", !parts[1].isEmpty, !parts[3].isEmpty else {
+            throw .invalidName(resourceName)
+        }
+        guard let apps = appsByProjectKey[String(parts[1])] else { throw .unknownProject(String(parts[1])) }
+        guard let app = apps[String(parts[3])] else { throw .unknownApp(String(parts[3])) }
+        return app
+    }
+
+    /// True when `projectKey` (number or id) names a configured project.
+    public func hasProject(_ projectKey: String) -> Bool { appsByProjectKey[projectKey] != nil }
+}
+
+/// One configured app, with what requests about it need precomputed.
+public struct RegisteredApp: Sendable {
+    public let projectNumber: String
+    public let projectID: String
+    public let configuration: Configuration.App
+
+    public var appID: String { configuration.appID }
+    /// The App IDs (`TEAMID.bundle`) attestations may name: the app's and its App Clip's.
+    public var appleAppIDs: [String] { configuration.bundleIDs.map { "\(configuration.teamID).\($0)" } }
+}
+
+/// Why a resource name did not lead to an app.
+public enum AppLookupError: Error, Sendable, Equatable {
+    case invalidName(String)
+    case unknownProject(String)
+    case unknownApp(String)
+}

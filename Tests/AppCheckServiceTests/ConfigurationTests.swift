@@ -1,0 +1,85 @@
+import AppCheckService
+import Testing
+
+@Suite("Configuration validation")
+struct ConfigurationTests {
+    func parse(_ text: String) throws(ConfigurationError) -> Configuration {
+        try Configuration.parse(json: Array(text.utf8), baseDirectory: "/etc/attestd")
+    }
+
+    let valid = """
+        {"listeners":[{"address":"127.0.0.1","port":8080},
+                      {"address":"0.0.0.0","port":8443,"tls":{"certificate":"tls/cert.pem","privateKey":"/keys/key.pem"}}],
+         "keys":{"challengeKey":"keys/challenge.json"},
+         "projects":[{"number":"123456789012","id":"attestd-dev","apps":[
+            {"appId":"1:123456789012:ios:0123456789abcdef","teamId":"DEVTEAM123","bundleIds":["dev.attestd.example"],
+             "environment":"development"}]}]}
+        """
+
+    @Test("reads a valid file, applies defaults and resolves relative paths against its directory")
+    func validFile() throws {
+        let configuration = try parse(valid)
+        #expect(configuration.listeners.count == 2)
+        #expect(configuration.listeners[1].tls?.certificatePath == "/etc/attestd/tls/cert.pem")
+        #expect(configuration.listeners[1].tls?.privateKeyPath == "/keys/key.pem")
+        #expect(configuration.keys.challengeKeyPath == "/etc/attestd/keys/challenge.json")
+        #expect(configuration.limits.maxMessageBytes == 65536)
+        #expect(configuration.challengeTTLSeconds == 300)
+        #expect(configuration.projects[0].apps[0].environment == .development)
+    }
+
+    @Test("the repository's config/dev.json is valid")
+    func devConfig() throws {
+        let path = #filePath.replacingOccurrences(of: "Tests/AppCheckServiceTests/ConfigurationTests.swift", with: "config/dev.json")
+        let configuration = try Configuration.load(path: path)
+        #expect(configuration.projects[0].number == "123456789012")
+        #expect(configuration.projects[0].apps[0].teamID == "DEVTEAM123")
+    }
+
+    @Test("names every bad field in one pass")
+    func namesFields() {
+        let text = """
+            {"listeners":[{"port":70000}],"keys":{},"logLevel":"loud","limits":{"maxMessageBytes":"big"},"colour":1,
+             "projects":[{"number":"12x","id":"p","apps":[{"appId":"1:999:ios:ab","teamId":"short","bundleIds":["ok.app","bad app"],
+             "environment":"staging"}]}]}
+            """
+        do {
+            _ = try parse(text)
+            Issue.record("an invalid file was accepted")
+        } catch {
+            let problems = error.problems.joined(separator: "\n")
+            for expected in [
+                "listeners[0].port: must be between 0 and 65535",
+                "keys.challengeKey: is required",
+                "logLevel: must be one of",
+                "limits.maxMessageBytes: must be an integer",
+                "colour: unknown field",
+                "projects[0].number: must be the numeric project number",
+                "projects[0].apps[0].appId: belongs to project 999, not 12x",
+                "projects[0].apps[0].teamId: must be 10 capital letters or digits",
+                "projects[0].apps[0].bundleIds[1]: must be a bundle id",
+                "projects[0].apps[0].environment: must be production or development",
+            ] {
+                #expect(problems.contains(expected), "missing: \(expected)")
+            }
+        }
+    }
+
+    @Test("refuses a document that is not JSON")
+    func notJSON() {
+        #expect(throws: ConfigurationError.self) { try parse("{listeners: [}") }
+    }
+
+    @Test("refuses an app id configured twice")
+    func duplicateApps() {
+        let twice = valid.replacingOccurrences(
+            of: "\"environment\":\"development\"}]",
+            with: "\"environment\":\"development\"},{\"appId\":\"1:123456789012:ios:0123456789abcdef\",\"teamId\":\"DEVTEAM123\",\"bundleIds\":[\"a.b\"],\"environment\":\"production\"}]")
+        do {
+            _ = try parse(twice)
+            Issue.record("a duplicate app was accepted")
+        } catch {
+            #expect(error.problems.contains { $0.contains("appId 1:123456789012:ios:0123456789abcdef appears more than once") })
+        }
+    }
+}
