@@ -1,0 +1,39 @@
+public import GRPC
+
+/// A protobuf message attestd sends or receives, as a Swift value.
+///
+/// Encoding and decoding go through protobuf-c and the generated descriptors of `Protos/`; ``schema`` drives the
+/// REST/JSON transcoding of the same message.
+public protocol ProtoMessage: Sendable {
+    /// Decodes the protobuf encoding of a message.
+    ///
+    /// - Throws: INVALID_ARGUMENT when the bytes are not a valid encoding of this message.
+    init(serializedBytes: [UInt8]) throws(GRPCStatus)
+    /// Decodes the protobuf encoding of a message held in part of a buffer (a deframed gRPC body).
+    init(serializedBytes: ArraySlice<UInt8>) throws(GRPCStatus)
+    /// The protobuf encoding of this message.
+    func serializedBytes() -> [UInt8]
+    /// The shape of this message, derived once from its protobuf-c descriptor.
+    static var schema: MessageSchema { get }
+}
+
+extension ProtoMessage {
+    /// Decodes a REST request: the JSON `body` (empty means the default message) and the fields bound from the
+    /// URL path.
+    ///
+    /// - Throws: INVALID_ARGUMENT naming the field when the JSON does not describe this message.
+    public init(json body: ArraySlice<UInt8>, pathParameters: [PathParameter] = []) throws(GRPCStatus) {
+        let bytes = try JSONTranscoder.protobuf(fromJSON: body, schema: Self.schema, pathParameters: pathParameters)
+        try self.init(serializedBytes: bytes)
+    }
+
+    /// The proto3 JSON form of this message (lowerCamelCase names, standard base64, defaults omitted).
+    public func jsonBytes() -> [UInt8] {
+        do {
+            return try JSONTranscoder.json(fromProtobuf: serializedBytes(), schema: Self.schema)
+        } catch {
+            // protobuf-c's own encoding of a message always matches the schema derived from the same descriptor.
+            preconditionFailure("\(Self.schema.fullName) failed to transcode its own encoding: \(error)")
+        }
+    }
+}

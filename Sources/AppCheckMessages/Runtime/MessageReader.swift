@@ -1,0 +1,60 @@
+import CProtobufC
+import GRPC
+
+/// Reads the fields of a message protobuf-c unpacked, by field number, through its descriptor's offsets.
+struct MessageReader {
+    private let base: UnsafeRawPointer
+    private let descriptor: MessageDescriptor
+
+    init(_ base: UnsafeRawPointer, _ descriptor: MessageDescriptor) {
+        self.base = base
+        self.descriptor = descriptor
+    }
+
+    private func offset(_ number: UInt32) -> Int { Int(descriptor.field(number).pointee.offset) }
+
+    /// A string field; INVALID_ARGUMENT when its bytes are not UTF-8 (proto3 requires them to be).
+    func string(_ number: UInt32) throws(GRPCStatus) -> String {
+        guard let pointer = base.load(fromByteOffset: offset(number), as: UnsafePointer<CChar>?.self) else { return "" }
+        guard let string = String(validatingCString: pointer) else {
+            let name = String(cString: descriptor.field(number).pointee.name)
+            throw GRPCStatus(.invalidArgument, "Field '\(name)' of \(descriptor.fullName) is not valid UTF-8.")
+        }
+        return string
+    }
+
+    func bytes(_ number: UInt32) -> [UInt8] {
+        let data = base.load(fromByteOffset: offset(number), as: ProtobufCBinaryData.self)
+        guard data.len > 0, let start = data.data else { return [] }
+        return Array(UnsafeBufferPointer(start: start, count: data.len))
+    }
+
+    func bool(_ number: UInt32) -> Bool {
+        base.load(fromByteOffset: offset(number), as: protobuf_c_boolean.self) != 0
+    }
+
+    func int32(_ number: UInt32) -> Int32 { base.load(fromByteOffset: offset(number), as: Int32.self) }
+    func uint32(_ number: UInt32) -> UInt32 { base.load(fromByteOffset: offset(number), as: UInt32.self) }
+    func int64(_ number: UInt32) -> Int64 { base.load(fromByteOffset: offset(number), as: Int64.self) }
+
+    /// A message field, or nil when it is absent.
+    func message<M: CBackedMessage>(_ number: UInt32, as type: M.Type = M.self) throws(GRPCStatus) -> M? {
+        guard let pointer = base.load(fromByteOffset: offset(number), as: UnsafeRawPointer?.self) else { return nil }
+        return try M(reading: MessageReader(pointer, M.descriptor))
+    }
+
+    /// A repeated message field.
+    func messages<M: CBackedMessage>(_ number: UInt32, as type: M.Type = M.self) throws(GRPCStatus) -> [M] {
+        let field = descriptor.field(number).pointee
+        let count = base.load(fromByteOffset: Int(field.quantifier_offset), as: Int.self)
+        guard count > 0,
+              let array = base.load(fromByteOffset: Int(field.offset), as: UnsafePointer<UnsafeRawPointer>?.self)
+        else { return [] }
+        var messages: [M] = []
+        messages.reserveCapacity(count)
+        for i in 0..<count {
+            messages.append(try M(reading: MessageReader(array[i], M.descriptor)))
+        }
+        return messages
+    }
+}
