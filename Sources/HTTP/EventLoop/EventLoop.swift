@@ -1,0 +1,275 @@
+import CShims
+import Glibc
+import Observability
+import Synchronization
+
+/// One thread with its own epoll instance, its own SO_REUSEPORT listening sockets, an eventfd through which other
+/// threads post work, and a timerfd for idle timeouts and the shutdown deadline.
+///
+/// `@unchecked Sendable`: only `execute(_:)`, `isInLoopThread` and `init` may be used from other threads (they go
+/// through `inbox`, an atomic and immutable file descriptors); everything else runs on the loop thread alone.
+final class EventLoop: @unchecked Sendable {
+    let context: ServerContext
+    let logger: Logger
+    /// A scratch buffer for socket reads, shared by every connection of this loop (one read at a time).
+    let readBuffer: UnsafeMutableRawBufferPointer
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let timerFD: Int32
+    private let events: UnsafeMutablePointer<epoll_event>
+    private static let maxEvents: Int32 = 256
+    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let threadID = Atomic<UInt>(0)
+
+    // Loop-thread state.
+    private var listeners: [LoopListener] = []
+    private var connections: [UInt64: Connection] = [:]
+    private var dirty: [Connection] = []
+    private var nextConnectionID: UInt64 = EventLoop.firstConnectionToken
+    private var state = State.running
+    private var lastIdleScan: UInt64 = 0
+
+    private enum State {
+        case running
+        /// Graceful shutdown: listeners are closed; connections drain until `deadline`.
+        case draining(deadline: UInt64)
+        case stopped
+    }
+
+    private static let wakeToken: UInt64 = 0
+    private static let timerToken: UInt64 = 1
+    private static let firstListenerToken: UInt64 = 16
+    private static let firstConnectionToken: UInt64 = 1 << 32
+    private static let tickNanos: Int = 100_000_000
+
+    init(context: ServerContext, index: Int) throws(HTTPServerError) {
+        self.context = context
+        self.logger = context.logger.with("loop", String(index))
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeFD = eventfd(0, cshims_EFD_NONBLOCK | cshims_EFD_CLOEXEC)
+        timerFD = timerfd_create(CLOCK_MONOTONIC, cshims_TFD_NONBLOCK | cshims_TFD_CLOEXEC)
+        events = cshims_epoll_events_alloc(EventLoop.maxEvents)
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        guard epollFD >= 0, wakeFD >= 0, timerFD >= 0,
+            cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, cshims_EPOLLIN, EventLoop.wakeToken) == 0,
+            cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, timerFD, cshims_EPOLLIN, EventLoop.timerToken) == 0
+        else {
+            throw HTTPServerError(.systemResourceFailed, "event loop \(index): \(Posix.describe(errno))")
+        }
+        var interval = itimerspec()
+        interval.it_interval.tv_nsec = EventLoop.tickNanos
+        interval.it_value.tv_nsec = EventLoop.tickNanos
+        timerfd_settime(timerFD, 0, &interval, nil)
+    }
+
+    deinit {
+        for listener in listeners { Posix.close(listener.fd) }
+        Posix.close(epollFD)
+        Posix.close(wakeFD)
+        Posix.close(timerFD)
+        free(events)
+        readBuffer.deallocate()
+    }
+
+    // MARK: Any thread
+
+    /// Whether the caller runs on this loop's thread.
+    var isInLoopThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
+
+    /// Runs `task` on the loop thread at its next turn. Tasks posted after the loop has stopped are dropped.
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        let wasEmpty = inbox.withLock { tasks in
+            tasks.append(task)
+            return tasks.count == 1
+        }
+        // One eventfd write per batch: the loop drains the whole inbox when it wakes.
+        if wasEmpty {
+            var one: UInt64 = 1
+            _ = Glibc.write(wakeFD, &one, 8)
+        }
+    }
+
+    // MARK: Setup (before the thread starts)
+
+    /// Adopts a bound, listening socket. Called before `run()`, on the thread that starts the server.
+    func addListener(fd: Int32, tls: TLSContext?) throws(HTTPServerError) {
+        let token = EventLoop.firstListenerToken + UInt64(listeners.count)
+        guard cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, cshims_EPOLLIN, token) == 0 else {
+            throw HTTPServerError(.systemResourceFailed, "epoll_ctl on a listener: \(Posix.describe(errno))")
+        }
+        listeners.append(LoopListener(fd: fd, tls: tls))
+    }
+
+    // MARK: Loop thread
+
+    /// The thread body: waits for events until graceful shutdown has drained every connection.
+    func run() {
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
+        while true {
+            let count = epoll_wait(epollFD, events, EventLoop.maxEvents, -1)
+            if count < 0 {
+                if errno == EINTR { continue }
+                logger.error("epoll_wait failed", [("error", Posix.describe(errno))])
+                break
+            }
+            for index in 0..<count {
+                let token = cshims_epoll_event_data(events, index)
+                let bits = cshims_epoll_event_events(events, index)
+                switch token {
+                case EventLoop.wakeToken: drainInbox()
+                case EventLoop.timerToken: tick()
+                case EventLoop.firstConnectionToken...: connections[token]?.handle(events: bits)
+                default: accept(from: Int(token - EventLoop.firstListenerToken))
+                }
+            }
+            flushDirty()
+            if case .draining = state, connections.isEmpty { state = .stopped }
+            if case .stopped = state { break }
+        }
+        for connection in Array(connections.values) { connection.close() }
+        threadID.store(0, ordering: .relaxed)
+    }
+
+    /// Marks `connection` for a flush at the end of this loop turn, so that all output of a turn goes out in one
+    /// write per connection.
+    func markDirty(_ connection: Connection) {
+        guard !connection.isDirty else { return }
+        connection.isDirty = true
+        dirty.append(connection)
+    }
+
+    /// The live connection with this id, if it is still open.
+    func connection(_ id: UInt64) -> Connection? { connections[id] }
+
+    /// Forgets a closed connection.
+    func remove(_ connection: Connection) {
+        if cshims_epoll_ctl(epollFD, EPOLL_CTL_DEL, connection.fd, 0, 0) != 0 {
+            logger.debug("epoll_ctl DEL failed", [("error", Posix.describe(errno))])
+        }
+        connections.removeValue(forKey: connection.id)
+    }
+
+    /// Changes the readiness bits a connection waits for.
+    func setInterest(_ connection: Connection, events: UInt32) {
+        _ = cshims_epoll_ctl(epollFD, EPOLL_CTL_MOD, connection.fd, events, connection.id)
+    }
+
+    /// Starts draining: closes listeners so new connections are refused, tells every connection to wind down.
+    func beginShutdown(deadline: UInt64) {
+        guard case .running = state else { return }
+        state = .draining(deadline: deadline)
+        for listener in listeners {
+            _ = cshims_epoll_ctl(epollFD, EPOLL_CTL_DEL, listener.fd, 0, 0)
+            Posix.close(listener.fd)
+        }
+        listeners.removeAll()
+        for connection in connections.values {
+            connection.beginGracefulShutdown()
+            markDirty(connection)
+        }
+    }
+
+    private func drainInbox() {
+        var counter: UInt64 = 0
+        _ = Glibc.read(wakeFD, &counter, 8)
+        let tasks = inbox.withLock { tasks in
+            let taken = tasks
+            tasks.removeAll(keepingCapacity: true)
+            return taken
+        }
+        for task in tasks { task() }
+    }
+
+    private func tick() {
+        var expirations: UInt64 = 0
+        _ = Glibc.read(timerFD, &expirations, 8)
+        let now = MonotonicClock.nanoseconds()
+        switch state {
+        case .running, .stopped:
+            break
+        case .draining(let deadline):
+            if now >= deadline {
+                if !connections.isEmpty {
+                    logger.info("shutdown deadline reached; closing connections", [("count", String(connections.count))])
+                }
+                for connection in Array(connections.values) { connection.close() }
+                return
+            }
+            for connection in connections.values { connection.shutdownTick() }
+        }
+        // Idle connections are looked for once a second; the timeout is in whole seconds anyway.
+        guard now &- lastIdleScan >= 1_000_000_000 else { return }
+        lastIdleScan = now
+        let limit = UInt64(max(1, context.configuration.idleTimeoutSeconds)) * 1_000_000_000
+        for connection in connections.values where now &- connection.lastActivity >= limit {
+            connection.closeBecauseIdle()
+        }
+    }
+
+    private func accept(from index: Int) {
+        guard index < listeners.count else { return }
+        let listener = listeners[index]
+        // Bounded so one busy listener cannot starve the connections already open.
+        for _ in 0..<64 {
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    cshims_accept4(listener.fd, $0, &length, cshims_SOCK_NONBLOCK | cshims_SOCK_CLOEXEC)
+                }
+            }
+            if fd < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EAGAIN, EWOULDBLOCK: return
+                default:
+                    // EMFILE and friends: log and let the next readiness event retry.
+                    logger.warning("accept failed", [("error", Posix.describe(errno))])
+                    return
+                }
+            }
+            var one: Int32 = 1
+            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let peer = SocketAddress.describe(address)
+            let id = nextConnectionID
+            nextConnectionID += 1
+            var tls: TLSStream?
+            if let tlsContext = listener.tls {
+                guard let stream = TLSStream(context: tlsContext, fd: fd) else {
+                    logger.warning("SSL_new failed", [("error", OpenSSLErrorQueue.drain())])
+                    Posix.close(fd)
+                    continue
+                }
+                tls = stream
+            }
+            let connection = Connection(
+                id: id, fd: fd, loop: self, tls: tls, remoteAddress: "\(peer.host):\(peer.port)")
+            guard cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, cshims_EPOLLIN, id) == 0 else {
+                logger.warning("epoll_ctl ADD failed", [("error", Posix.describe(errno))])
+                connection.close()
+                continue
+            }
+            connections[id] = connection
+            if case .draining = state { connection.beginGracefulShutdown() }
+        }
+    }
+
+    private func flushDirty() {
+        // Flushing may dirty other connections (never in practice, but a responder may run inline), so loop.
+        while !dirty.isEmpty {
+            let batch = dirty
+            dirty.removeAll(keepingCapacity: true)
+            for connection in batch {
+                connection.isDirty = false
+                connection.flush()
+            }
+        }
+    }
+}
+
+/// A listening socket owned by one loop.
+struct LoopListener {
+    let fd: Int32
+    let tls: TLSContext?
+}

@@ -1,0 +1,288 @@
+import CNghttp2
+import Observability
+
+/// The server side of one HTTP/2 connection, over nghttp2's memory API: bytes in through `receive`, frames out
+/// through `produceOutput`. Requests are handed to the handler after `nghttp2_session_mem_recv` returns, never from
+/// inside an nghttp2 callback, so a handler that answers inline never re-enters the session.
+final class HTTP2Session {
+    /// The client connection preface (RFC 9113 §3.4).
+    static let clientPreface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    unowned let connection: Connection
+    private var session: OpaquePointer?
+    private var streams: [Int32: HTTP2Stream] = [:]
+    /// Streams whose request became complete (or must be answered early) during the current `mem_recv`.
+    private var completed: [HTTP2Stream] = []
+    private var failed = false
+    private var shutdown = Shutdown.none
+    private let limits: HTTPServerConfiguration
+
+    private enum Shutdown {
+        case none
+        /// The GOAWAY notice went out; the final GOAWAY follows after `ticksLeft` timer ticks.
+        case noticeSent(ticksLeft: Int)
+        case finalGoAwaySent
+    }
+
+    init(connection: Connection) {
+        self.connection = connection
+        self.limits = connection.context.configuration
+        let created = nghttp2_session_server_new(
+            &session, NGHTTP2Callbacks.shared.pointer, Unmanaged.passUnretained(self).toOpaque())
+        if created != 0 {
+            failed = true
+            connection.closeWhenFlushed = true
+            connection.logger.error("nghttp2_session_server_new failed", [("error", errorText(created))])
+            return
+        }
+        var settings = [
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limits.maxConcurrentStreams),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                value: UInt32(clamping: limits.maxHeaderListBytes)),
+        ]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    // MARK: Input
+
+    /// Whether nghttp2 still wants input (false after a fatal error or once GOAWAY has ended the session).
+    var wantsInput: Bool { !failed && nghttp2_session_want_read(session) != 0 }
+
+    /// Feeds received bytes to nghttp2, then hands completed requests to the handler.
+    func receive(_ bytes: UnsafeRawBufferPointer) {
+        guard !failed, let base = bytes.baseAddress else { return }
+        let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if consumed < 0 {
+            failed = true
+            connection.closeWhenFlushed = true
+            connection.logger.debug(
+                "HTTP/2 session failed", [("peer", connection.remoteAddress), ("error", errorText(Int32(consumed)))])
+        }
+        dispatchCompleted()
+    }
+
+    private func dispatchCompleted() {
+        guard !completed.isEmpty else { return }
+        let ready = completed
+        completed.removeAll(keepingCapacity: true)
+        let now = MonotonicClock.nanoseconds()
+        let handler = connection.context.handler
+        for stream in ready {
+            if stream.headersTooLarge {
+                deliver(HTTPResponse(status: 431), streamID: stream.id)
+                continue
+            }
+            let request = HTTPRequest(
+                method: stream.method, path: stream.path, authority: stream.authority,
+                headers: HTTPHeaders(lowercased: stream.headers), body: stream.body, bodyTooLarge: stream.bodyTooLarge,
+                version: .http2, isTLS: connection.tls != nil, remoteAddress: connection.remoteAddress,
+                receivedAtNanos: now)
+            stream.headers = []
+            stream.body = []
+            let responder = HTTPResponder(
+                loop: connection.loop, connectionID: connection.id, token: UInt64(UInt32(bitPattern: stream.id)))
+            handler.handle(request, responder: responder)
+        }
+    }
+
+    // MARK: Output
+
+    /// Appends nghttp2's pending frames to `output`, stopping once about `limit` bytes were added.
+    func produceOutput(into output: inout [UInt8], limit: Int) {
+        guard session != nil else { return }
+        var added = 0
+        while added < limit {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 {
+                failed = true
+                connection.closeWhenFlushed = true
+                connection.logger.debug("nghttp2_session_mem_send failed", [("error", errorText(Int32(count)))])
+                return
+            }
+            guard count > 0, let data else { return }
+            // The pointer is only valid until the next nghttp2 call: copy now.
+            output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+            added += count
+        }
+    }
+
+    /// Nothing left to read or write: the session has ended (GOAWAY and no open streams, or a fatal error).
+    var isFinished: Bool {
+        failed || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
+    }
+
+    /// Submits a handler's response; dropped if the stream has closed meanwhile (client reset or went away).
+    func deliver(_ response: HTTPResponse, streamID: Int32) {
+        guard !failed, let stream = streams[streamID], !stream.responded else { return }
+        stream.responded = true
+        if !stream.requestEnded { stream.resetAfterResponse = true }
+        stream.trailers = response.trailers
+        let result: Int32
+        if response.body.isEmpty && response.trailers == nil {
+            result = HeaderBlock.with(status: response.status, response.headers) { fields, count in
+                nghttp2_submit_response(session, streamID, fields, count, nil)
+            }
+        } else {
+            stream.responseBody = response.body
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
+            result = HeaderBlock.with(status: response.status, response.headers) { fields, count in
+                nghttp2_submit_response(session, streamID, fields, count, &provider)
+            }
+        }
+        if result != 0 {
+            connection.logger.debug("nghttp2_submit_response failed", [("error", errorText(result))])
+        }
+    }
+
+    // MARK: Lifecycle
+
+    /// No stream is open.
+    var isIdle: Bool { streams.isEmpty }
+
+    /// First of the two GOAWAYs: tells the client to stop opening streams, while ones in flight still arrive.
+    func beginGracefulShutdown() {
+        guard case .none = shutdown, !failed else { return }
+        nghttp2_submit_shutdown_notice(session)
+        shutdown = .noticeSent(ticksLeft: 2)
+    }
+
+    /// The final GOAWAY, naming the last stream processed, a couple of ticks after the notice (about one round
+    /// trip for streams the client opened before it saw the notice). Returns whether a frame was submitted.
+    func sendFinalGoAwayIfDue() -> Bool {
+        guard case .noticeSent(let ticksLeft) = shutdown else { return false }
+        guard ticksLeft <= 1 else {
+            shutdown = .noticeSent(ticksLeft: ticksLeft - 1)
+            return false
+        }
+        shutdown = .finalGoAwaySent
+        submitGoAway()
+        return true
+    }
+
+    func goAwayBecauseIdle() {
+        shutdown = .finalGoAwaySent
+        submitGoAway()
+    }
+
+    private func submitGoAway() {
+        let last = nghttp2_session_get_last_proc_stream_id(session)
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, NGHTTP2_NO_ERROR.rawValue, nil, 0)
+    }
+
+    /// The socket is gone: streams still open no longer count.
+    func connectionClosed() {
+        connection.context.openStreams.subtract(streams.count, ordering: .relaxed)
+        streams.removeAll()
+        completed.removeAll()
+    }
+
+    private func errorText(_ code: Int32) -> String { String(cString: nghttp2_strerror(code)) }
+
+    // MARK: Callback bodies (called by the C callbacks in HTTP2Session+Callbacks.swift)
+
+    func onBeginHeaders(streamID: Int32) {
+        guard streams[streamID] == nil else { return }
+        streams[streamID] = HTTP2Stream(id: streamID)
+        connection.context.openStreams.add(1, ordering: .relaxed)
+    }
+
+    func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let stream = streams[streamID], !stream.dispatched, !stream.headersTooLarge else { return }
+        stream.headerListBytes += name.count + value.count + 32
+        if stream.headerListBytes > limits.maxHeaderListBytes {
+            stream.headersTooLarge = true
+            stream.headers = []
+            return
+        }
+        if name.first == UInt8(ascii: ":") {
+            let text = String(decoding: value, as: UTF8.self)
+            switch name.count {
+            case 5 where name.elementsEqual(":path".utf8): stream.path = text
+            case 7 where name.elementsEqual(":method".utf8): stream.method = text
+            case 10 where name.elementsEqual(":authority".utf8): stream.authority = text
+            default: break  // :scheme; nghttp2 has already checked the set of pseudo-headers.
+            }
+            return
+        }
+        stream.headers.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+    }
+
+    func onHeadersReceived(streamID: Int32, endStream: Bool) {
+        guard let stream = streams[streamID] else { return }
+        if endStream { stream.requestEnded = true }
+        guard !stream.dispatched else { return }
+        if stream.headersTooLarge || endStream {
+            stream.dispatched = true
+            completed.append(stream)
+        }
+    }
+
+    func onData(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) {
+        guard let stream = streams[streamID], !stream.dispatched else { return }
+        if stream.body.count + data.count > limits.maxRequestBodyBytes {
+            // Answer now with an empty body; the rest of the body is discarded (nghttp2 still credits the flow
+            // control window) and the stream is reset after the response.
+            stream.bodyTooLarge = true
+            stream.body = []
+            stream.dispatched = true
+            completed.append(stream)
+            return
+        }
+        stream.body.append(contentsOf: data)
+    }
+
+    func onDataEnded(streamID: Int32) {
+        guard let stream = streams[streamID] else { return }
+        stream.requestEnded = true
+        guard !stream.dispatched else { return }
+        stream.dispatched = true
+        completed.append(stream)
+    }
+
+    func onStreamClosed(streamID: Int32) {
+        if streams.removeValue(forKey: streamID) != nil {
+            connection.context.openStreams.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    func onResponseEnded(streamID: Int32) {
+        guard let stream = streams[streamID], stream.resetAfterResponse, !stream.requestEnded else { return }
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue)
+    }
+
+    /// Copies the next piece of a response body into nghttp2's frame buffer; at the end, submits trailers if any.
+    func readBody(
+        streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int,
+        flags: UnsafeMutablePointer<UInt32>
+    ) -> Int {
+        guard let stream = streams[streamID] else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        let count = min(capacity, stream.responseBody.count - stream.responseOffset)
+        if count > 0 {
+            stream.responseBody.withUnsafeBufferPointer { body in
+                buffer.update(from: body.baseAddress! + stream.responseOffset, count: count)
+            }
+            stream.responseOffset += count
+        }
+        if stream.responseOffset == stream.responseBody.count {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            stream.responseBody = []
+            stream.responseOffset = 0
+            if let trailers = stream.trailers {
+                flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+                let result = HeaderBlock.with(status: nil, trailers) { fields, fieldCount in
+                    nghttp2_submit_trailer(session, streamID, fields, fieldCount)
+                }
+                if result != 0 {
+                    connection.logger.debug("nghttp2_submit_trailer failed", [("error", errorText(result))])
+                }
+            }
+        }
+        return count
+    }
+}

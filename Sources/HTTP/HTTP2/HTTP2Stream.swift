@@ -1,0 +1,25 @@
+/// One HTTP/2 request/response exchange, from its first HEADERS frame to its close.
+final class HTTP2Stream {
+    let id: Int32
+    var method = ""
+    var path = ""
+    var authority: String?
+    var headers: [(name: String, value: String)] = []
+    /// Header block size so far, counted as SETTINGS_MAX_HEADER_LIST_SIZE does (name + value + 32 per field).
+    var headerListBytes = 0
+    var body: [UInt8] = []
+    var headersTooLarge = false
+    var bodyTooLarge = false
+    /// The handler has been given the request (or a 431 is on its way).
+    var dispatched = false
+    /// The client has ended its side (END_STREAM received).
+    var requestEnded = false
+    var responded = false
+    /// Send RST_STREAM(NO_ERROR) once the response is complete, because the request was not read to its end.
+    var resetAfterResponse = false
+    var responseBody: [UInt8] = []
+    var responseOffset = 0
+    var trailers: HTTPHeaders?
+
+    init(id: Int32) { self.id = id }
+}

@@ -1,0 +1,100 @@
+import CNghttp2
+
+/// The one `nghttp2_session_callbacks` every server session shares, built once.
+///
+/// `@unchecked Sendable`: the callbacks object is written only here, then only read by nghttp2.
+final class NGHTTP2Callbacks: @unchecked Sendable {
+    static let shared = NGHTTP2Callbacks()
+
+    let pointer: OpaquePointer
+
+    private init() {
+        var callbacks: OpaquePointer?
+        precondition(nghttp2_session_callbacks_new(&callbacks) == 0, "nghttp2_session_callbacks_new: out of memory")
+        pointer = callbacks!
+        nghttp2_session_callbacks_set_on_begin_headers_callback(pointer, onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(pointer, onHeader)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(pointer, onFrameReceived)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(pointer, onDataChunk)
+        nghttp2_session_callbacks_set_on_stream_close_callback(pointer, onStreamClose)
+        nghttp2_session_callbacks_set_on_frame_send_callback(pointer, onFrameSent)
+    }
+}
+
+// The C callbacks: each recovers the HTTP2Session from user_data (passed unretained: the session owns the
+// nghttp2_session and deletes it in deinit, so user_data never outlives it) and forwards to a method.
+
+private func session(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
+    Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+}
+
+private func onBeginHeaders(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+        frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+    else { return 0 }
+    session(userData).onBeginHeaders(streamID: frame.pointee.hd.stream_id)
+    return 0
+}
+
+private func onHeader(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ name: UnsafePointer<UInt8>?, _ nameLength: Int,
+    _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _: UInt8, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+    session(userData).onHeader(
+        streamID: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+        value: UnsafeBufferPointer(start: value, count: valueLength))
+    return 0
+}
+
+private func onFrameReceived(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame else { return 0 }
+    let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+    switch UInt32(frame.pointee.hd.type) {
+    case NGHTTP2_HEADERS.rawValue:
+        session(userData).onHeadersReceived(streamID: frame.pointee.hd.stream_id, endStream: endStream)
+    case NGHTTP2_DATA.rawValue where endStream:
+        session(userData).onDataEnded(streamID: frame.pointee.hd.stream_id)
+    default:
+        break
+    }
+    return 0
+}
+
+private func onDataChunk(
+    _: OpaquePointer?, _: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?, _ length: Int,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    session(userData).onData(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+    return 0
+}
+
+private func onStreamClose(
+    _: OpaquePointer?, _ streamID: Int32, _: UInt32, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    session(userData).onStreamClosed(streamID: streamID)
+    return 0
+}
+
+private func onFrameSent(
+    _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame, frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
+    let type = UInt32(frame.pointee.hd.type)
+    guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue else { return 0 }
+    session(userData).onResponseEnded(streamID: frame.pointee.hd.stream_id)
+    return 0
+}
+
+/// The data provider's read callback for response bodies.
+func readResponseBody(
+    _: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
+    _ flags: UnsafeMutablePointer<UInt32>?, _: UnsafeMutablePointer<nghttp2_data_source>?,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int {
+    session(userData).readBody(streamID: streamID, into: buffer!, capacity: length, flags: flags!)
+}

@@ -1,0 +1,260 @@
+import CShims
+import Observability
+
+/// One accepted socket: its optional TLS stream, the protocol session that parses it, and its unsent output.
+/// Belongs to one loop thread for its whole life.
+final class Connection {
+    let id: UInt64
+    let fd: Int32
+    unowned let loop: EventLoop
+    let tls: TLSStream?
+    let remoteAddress: String
+    var isDirty = false
+    private(set) var isClosed = false
+    /// When the connection last moved bytes in either direction (``MonotonicClock``).
+    private(set) var lastActivity: UInt64
+
+    /// Bytes produced but not yet accepted by the socket: `output[outputStart...]`.
+    var output: [UInt8] = []
+    private var outputStart = 0
+    var pendingOutputBytes: Int { output.count - outputStart }
+
+    /// Close as soon as the pending output has been written (fatal protocol error, `Connection: close`...).
+    var closeWhenFlushed = false
+    private var registeredEvents: UInt32 = cshims_EPOLLIN
+    private var session = Session.detecting([])
+
+    private enum Session {
+        /// Cleartext (or TLS without ALPN): waiting for enough bytes to tell the HTTP/2 preface from HTTP/1.x.
+        case detecting([UInt8])
+        case http1(HTTP1Session)
+        case http2(HTTP2Session)
+    }
+
+    var context: ServerContext { loop.context }
+    var logger: Logger { loop.logger }
+
+    init(id: UInt64, fd: Int32, loop: EventLoop, tls: TLSStream?, remoteAddress: String) {
+        self.id = id
+        self.fd = fd
+        self.loop = loop
+        self.tls = tls
+        self.remoteAddress = remoteAddress
+        self.lastActivity = MonotonicClock.nanoseconds()
+        loop.context.openConnections.add(1, ordering: .relaxed)
+    }
+
+    // MARK: Events
+
+    func handle(events: UInt32) {
+        if events & (cshims_EPOLLIN | cshims_EPOLLERR | cshims_EPOLLHUP) != 0 {
+            readAvailable()
+        }
+        if events & cshims_EPOLLOUT != 0, !isClosed {
+            if tls?.readWantsWrite == true { readAvailable() }
+            loop.markDirty(self)
+        }
+    }
+
+    private var wantsToRead: Bool {
+        guard !closeWhenFlushed, pendingOutputBytes <= context.configuration.maxBufferedOutputBytes else { return false }
+        switch session {
+        case .detecting: return true
+        case .http1(let http1): return http1.wantsInput
+        case .http2(let http2): return http2.wantsInput
+        }
+    }
+
+    private func readAvailable() {
+        // A few reads per event: level-triggered epoll comes back for the rest, so one busy peer cannot starve others.
+        reading: for _ in 0..<4 {
+            guard !isClosed, wantsToRead else { break reading }
+            let result = tls?.read(into: loop.readBuffer) ?? Posix.read(fd, into: loop.readBuffer)
+            switch result {
+            case .bytes(let count):
+                lastActivity = MonotonicClock.nanoseconds()
+                receive(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
+                // A short plain read means the socket is drained; TLS reads stop at record boundaries instead.
+                if tls == nil && count < loop.readBuffer.count { break reading }
+            case .wouldBlock:
+                break reading
+            case .endOfFile:
+                close()
+                return
+            case .failed(let reason):
+                logger.debug("connection read failed", [("peer", remoteAddress), ("error", reason)])
+                close()
+                return
+            }
+        }
+        if !isClosed { loop.markDirty(self) }
+    }
+
+    private func receive(_ bytes: UnsafeRawBufferPointer) {
+        switch session {
+        case .http1(let http1): http1.receive(bytes)
+        case .http2(let http2): http2.receive(bytes)
+        case .detecting(var buffered):
+            buffered.append(contentsOf: bytes)
+            guard let isHTTP2 = detectProtocol(buffered) else {
+                session = .detecting(buffered)
+                return
+            }
+            if isHTTP2 {
+                let http2 = HTTP2Session(connection: self)
+                session = .http2(http2)
+                buffered.withUnsafeBytes { http2.receive($0) }
+            } else {
+                let http1 = HTTP1Session(connection: self)
+                session = .http1(http1)
+                buffered.withUnsafeBytes { http1.receive($0) }
+            }
+        }
+    }
+
+    /// true for HTTP/2, false for HTTP/1.x, nil while the bytes so far are a strict prefix of the HTTP/2 preface.
+    private func detectProtocol(_ bytes: [UInt8]) -> Bool? {
+        switch tls?.negotiatedProtocol {
+        case "h2": return true
+        case "http/1.1": return false
+        default: break
+        }
+        let preface = HTTP2Session.clientPreface
+        let common = min(bytes.count, preface.count)
+        guard bytes[0..<common].elementsEqual(preface[0..<common]) else { return false }
+        return common == preface.count ? true : nil
+    }
+
+    // MARK: Responses
+
+    /// Delivers a handler's response for `token` (HTTP/2 stream id or HTTP/1.1 request sequence number).
+    func deliver(_ response: HTTPResponse, token: UInt64) {
+        guard !isClosed else { return }
+        switch session {
+        case .detecting: return
+        case .http1(let http1): http1.deliver(response, sequence: token)
+        case .http2(let http2): http2.deliver(response, streamID: Int32(truncatingIfNeeded: token))
+        }
+        loop.markDirty(self)
+    }
+
+    // MARK: Writing
+
+    /// Produces pending protocol output, writes as much as the socket takes, then decides what to wait for next.
+    func flush() {
+        guard !isClosed else { return }
+        let cap = context.configuration.maxBufferedOutputBytes
+        if case .http1(let http1) = session { http1.resumeIfPossible() }
+        writing: while true {
+            if case .http2(let http2) = session, pendingOutputBytes < cap {
+                http2.produceOutput(into: &output, limit: cap - pendingOutputBytes)
+            }
+            guard pendingOutputBytes > 0 else { break writing }
+            let result = output.withUnsafeBytes { all in
+                let pending = UnsafeRawBufferPointer(rebasing: all[outputStart...])
+                return tls?.write(pending) ?? Posix.write(fd, pending)
+            }
+            switch result {
+            case .bytes(let count):
+                lastActivity = MonotonicClock.nanoseconds()
+                outputStart += count
+                if outputStart == output.count {
+                    // Keep a modest buffer for the next turn; give back the memory of a burst.
+                    if output.capacity > 256 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
+                    outputStart = 0
+                }
+            case .wouldBlock:
+                break writing
+            case .endOfFile:
+                close()
+                return
+            case .failed(let reason):
+                logger.debug("connection write failed", [("peer", remoteAddress), ("error", reason)])
+                close()
+                return
+            }
+        }
+        if outputStart > 64 * 1024 {
+            output.removeSubrange(0..<outputStart)
+            outputStart = 0
+        }
+        context.notePendingOutput(pendingOutputBytes)
+        if shouldClose {
+            close()
+            return
+        }
+        updateInterest()
+    }
+
+    private var shouldClose: Bool {
+        guard pendingOutputBytes == 0 else { return false }
+        if closeWhenFlushed { return true }
+        if case .http2(let http2) = session { return http2.isFinished }
+        return false
+    }
+
+    private func updateInterest() {
+        var desired: UInt32 = 0
+        if wantsToRead { desired |= cshims_EPOLLIN }
+        if pendingOutputBytes > 0 || tls?.readWantsWrite == true { desired |= cshims_EPOLLOUT }
+        if desired != registeredEvents {
+            registeredEvents = desired
+            loop.setInterest(self, events: desired)
+        }
+    }
+
+    // MARK: Lifecycle
+
+    /// Graceful shutdown has begun: HTTP/2 sends a GOAWAY notice, HTTP/1.1 closes when idle.
+    func beginGracefulShutdown() {
+        switch session {
+        case .detecting: closeWhenFlushed = true
+        case .http1(let http1): http1.beginGracefulShutdown()
+        case .http2(let http2): http2.beginGracefulShutdown()
+        }
+        loop.markDirty(self)
+    }
+
+    /// Called on every timer tick while draining: HTTP/2 follows its notice with the final GOAWAY.
+    func shutdownTick() {
+        if case .http2(let http2) = session, http2.sendFinalGoAwayIfDue() { loop.markDirty(self) }
+    }
+
+    /// No bytes moved for the idle timeout: close now if nothing is in flight (HTTP/2: GOAWAY first); a peer that
+    /// stopped reading while output is pending is closed too.
+    func closeBecauseIdle() {
+        if pendingOutputBytes > 0 {
+            logger.debug("closing a connection whose peer stopped reading", [("peer", remoteAddress)])
+            close()
+            return
+        }
+        switch session {
+        case .detecting:
+            close()
+        case .http1(let http1):
+            if http1.isIdle { close() }
+        case .http2(let http2):
+            if http2.isIdle {
+                http2.goAwayBecauseIdle()
+                closeWhenFlushed = true
+                loop.markDirty(self)
+            }
+        }
+    }
+
+    /// Closes the socket now; in-flight responses for it are dropped.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        switch session {
+        case .detecting: break
+        case .http1(let http1): http1.connectionClosed()
+        case .http2(let http2): http2.connectionClosed()
+        }
+        session = .detecting([])
+        if pendingOutputBytes == 0 { tls?.shutdown() }
+        loop.remove(self)
+        Posix.close(fd)
+        context.openConnections.subtract(1, ordering: .relaxed)
+    }
+}
