@@ -1,2 +1,39 @@
-/// attestd entry point.
-print("attestd")
+import AppCheckService
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// attestd's command line: `serve`, `check-config`, `verify`, `inspect`.
+let usage = """
+    usage: attestd serve --config FILE
+           attestd check-config FILE
+           attestd verify attestation FILE --app-id TEAM.bundle [--app-id ...] --key-id B64
+                  (--client-data-hash B64 | --challenge B64) [--environment production|development] [--at ISO8601]
+           attestd verify assertion FILE --app-id TEAM.bundle --public-key PEMFILE
+                  (--client-data-hash B64 | --client-data B64) --previous-counter N
+           attestd inspect FILE [--json]
+
+    """
+
+func fail(_ message: String, code: Int32 = 2) -> Never {
+    FileHandleOutput.standardError(message + "\n")
+    exit(code)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else { fail(usage) }
+arguments.removeFirst()
+
+switch command {
+case "serve":
+    guard arguments.count == 2, arguments[0] == "--config" else { fail(usage) }
+    exit(ServeCommand.run(configPath: arguments[1]))
+case "check-config":
+    guard arguments.count == 1 else { fail(usage) }
+    exit(ServeCommand.checkConfig(path: arguments[0]))
+case "-h", "--help", "help":
+    FileHandleOutput.standardOutput(usage)
+    exit(0)
+default:
+    fail("attestd: unknown command \(command)\n" + usage)
+}

@@ -1,0 +1,52 @@
+import AppCheckMessages
+public import GRPC
+
+/// How a request's message arrives and how its answer must leave: protobuf for gRPC, JSON for REST.
+public enum MessageEncoding: Sendable {
+    case protobuf
+    case json(pathParameters: [PathParameter])
+}
+
+/// An RPC the router can call without knowing its message types: it decodes the request in the caller's encoding,
+/// runs the typed handler, and encodes the answer back in the same encoding.
+public struct RPCEndpoint: Sendable {
+    public let method: RPCMethod
+    /// The method's short name (`GenerateAppAttestChallenge`): the `method` label of the request metrics.
+    public var name: String { method.path.method }
+    let invoke: @Sendable (ArraySlice<UInt8>, MessageEncoding, RPCContext, @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> Void
+
+    /// An endpoint serving `method` with `handler`.
+    public init<Handler: UnaryHandler>(_ method: RPCMethod, _ handler: Handler) {
+        self.method = method
+        self.invoke = { body, encoding, context, done in
+            let request: Handler.Request
+            do throws(GRPCStatus) {
+                switch encoding {
+                case .protobuf: request = try Handler.Request(serializedBytes: body)
+                case .json(let parameters): request = try Handler.Request(json: body, pathParameters: parameters)
+                }
+            } catch {
+                done(.failure(error))
+                return
+            }
+            handler.handle(request, context: context, reply: RPCReply { result in
+                switch (result, encoding) {
+                case (.success(let response), .protobuf): done(.success(response.serializedBytes()))
+                case (.success(let response), .json): done(.success(response.jsonBytes()))
+                case (.failure(let status), _): done(.failure(status))
+                }
+            })
+        }
+    }
+
+    /// An endpoint that answers UNIMPLEMENTED: for the providers attestd does not serve (Play Integrity,
+    /// reCAPTCHA, SafetyNet) and for RPCs that a later version will serve.
+    public static func unimplemented(_ method: RPCMethod, reason: String) -> RPCEndpoint {
+        RPCEndpoint(method: method) { _, _, _, done in done(.failure(GRPCStatus(.unimplemented, reason))) }
+    }
+
+    private init(method: RPCMethod, invoke: @escaping @Sendable (ArraySlice<UInt8>, MessageEncoding, RPCContext, @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> Void) {
+        self.method = method
+        self.invoke = invoke
+    }
+}

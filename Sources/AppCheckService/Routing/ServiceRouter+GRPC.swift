@@ -1,0 +1,48 @@
+import GRPC
+import HTTP
+import Observability
+
+extension ServiceRouter {
+    /// A gRPC call: HTTP/2 only, POST, a known method, identity encoding, exactly one message within the limit.
+    func serveGRPC(_ request: HTTPRequest, responder: HTTPResponder) {
+        guard request.version == .http2 else {
+            let status = GRPCStatus(.invalidArgument, "gRPC requires HTTP/2.")
+            finish(request, responder, method: RequestMetrics.otherMethod, status: status, response: .restError(status))
+            return
+        }
+        guard let endpoint = grpcEndpoints[request.path] else {
+            let status = GRPCStatus(.unimplemented, "Method not found: \(request.path)")
+            finish(request, responder, method: RequestMetrics.otherMethod, status: status, response: .grpcTrailersOnly(status))
+            return
+        }
+        let method = endpoint.name
+        let message: ArraySlice<UInt8>
+        do throws(GRPCStatus) {
+            guard request.method == "POST" else { throw GRPCStatus(.unimplemented, "gRPC calls use POST, not \(request.method).") }
+            if request.bodyTooLarge {
+                throw GRPCStatus(.resourceExhausted, "Request message larger than \(maxMessageBytes) bytes.")
+            }
+            try GRPCRequestHeaders.checkEncoding(request.headers["grpc-encoding"])
+            message = try GRPCFraming.deframe(request.body, maxMessageSize: maxMessageBytes)
+        } catch {
+            finish(request, responder, method: method, status: error, response: .grpcTrailersOnly(error))
+            return
+        }
+        let deadline = request.headers["grpc-timeout"].flatMap { GRPCTimeout(headerValue: $0) }
+            .map { request.receivedAtNanos &+ UInt64($0.nanoseconds) }
+        let context = context(for: request, method: method, deadlineNanos: deadline)
+        endpoint.invoke(message, .protobuf, context) { [self] result in
+            var result = result
+            if let deadline, MonotonicClock.nanoseconds() > deadline {
+                result = .failure(GRPCStatus(.deadlineExceeded, "Deadline exceeded before the answer was ready."))
+            }
+            switch result {
+            case .success(let bytes):
+                finish(request, responder, method: method, status: .ok, response: .grpc(bytes), requestID: context.requestID)
+            case .failure(let status):
+                finish(request, responder, method: method, status: status, response: .grpcTrailersOnly(status),
+                       requestID: context.requestID)
+            }
+        }
+    }
+}

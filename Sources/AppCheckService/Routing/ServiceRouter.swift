@@ -1,0 +1,83 @@
+import GRPC
+import HTTP
+import Observability
+import Synchronization
+
+/// The one `HTTPHandler` of attestd: tells gRPC from REST from the plain endpoints, and hands each RPC to its
+/// endpoint in the encoding it arrived in. It runs on the event loops, so everything here is cheap.
+final class ServiceRouter: HTTPHandler {
+    let grpcEndpoints: [String: RPCEndpoint]
+    let restRouter: RESTRouter<RPCEndpoint>
+    let maxMessageBytes: Int
+    let metrics: RequestMetrics
+    let registry: MetricsRegistry
+    let health: HealthState
+    let logger: Logger
+    private let requestIDs = RequestIDGenerator()
+
+    init(
+        endpoints: [RPCEndpoint], maxMessageBytes: Int, metrics: RequestMetrics, registry: MetricsRegistry,
+        health: HealthState, logger: Logger
+    ) {
+        grpcEndpoints = Dictionary(endpoints.map { ($0.method.path.description, $0) }, uniquingKeysWith: { first, _ in first })
+        restRouter = RESTRouter(endpoints.flatMap { endpoint in endpoint.method.restBindings.map { ($0, endpoint) } })
+        self.maxMessageBytes = maxMessageBytes
+        self.metrics = metrics
+        self.registry = registry
+        self.health = health
+        self.logger = logger
+    }
+
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        let contentType = request.headers["content-type"]
+        if let contentType, GRPCRequestHeaders.isGRPC(contentType: contentType) {
+            serveGRPC(request, responder: responder)
+        } else if grpcEndpoints[request.path] != nil {
+            // A gRPC method's path without gRPC's content type: the gRPC spec's answer is 415.
+            let status = GRPCStatus(.invalidArgument, "Content-Type must be application/grpc for \(request.path).")
+            finish(request, responder, method: RequestMetrics.otherMethod, status: status,
+                   response: HTTPResponse.restError(status, httpStatus: 415))
+        } else {
+            serveREST(request, responder: responder)
+        }
+    }
+
+    /// Sends `response`, records the request in the metrics, and logs it (failures at info, the rest at debug).
+    func finish(_ request: HTTPRequest, _ responder: HTTPResponder, method: String, status: GRPCStatus,
+                response: HTTPResponse, requestID: String? = nil) {
+        responder.respond(response)
+        let seconds = Double(MonotonicClock.nanoseconds() &- request.receivedAtNanos) / 1e9
+        metrics.record(method: method, code: status.code.name, seconds: seconds)
+        let level: LogLevel = status.code == .ok ? .debug : .info
+        guard logger.isEnabled(level) else { return }
+        logger.log(level, "request", [
+            ("requestId", requestID ?? requestIDs.id(for: request)), ("method", method), ("path", request.path),
+            ("code", status.code.name), ("message", status.message), ("http", String(response.status)),
+            ("peer", request.remoteAddress), ("micros", String(Int(seconds * 1e6))),
+        ])
+    }
+
+    func context(for request: HTTPRequest, method: String, deadlineNanos: UInt64?) -> RPCContext {
+        let id = requestIDs.id(for: request)
+        return RPCContext(requestID: id, deadlineNanos: deadlineNanos, logger: logger.with("requestId", id).with("method", method))
+    }
+}
+
+/// Request ids: the caller's `x-request-id` when it is short and printable, else a per-process random prefix and
+/// a counter, which is unique without any coordination between loops.
+final class RequestIDGenerator: Sendable {
+    private let prefix: String
+    private let counter = Atomic<UInt64>(0)
+
+    init() {
+        prefix = String(UInt64.random(in: 0..<(1 << 32)), radix: 16)
+    }
+
+    func id(for request: HTTPRequest) -> String {
+        if let given = request.headers["x-request-id"], !given.isEmpty, given.utf8.count <= 64,
+           given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
+            return given
+        }
+        return prefix + "-" + String(counter.add(1, ordering: .relaxed).newValue, radix: 16)
+    }
+}

@@ -1,0 +1,42 @@
+import AppCheckService
+import Observability
+
+/// `attestd serve` and `attestd check-config`.
+enum ServeCommand {
+    /// Loads the configuration, serves until SIGTERM or SIGINT, and drains. Exit 0 after a clean shutdown,
+    /// 1 when the configuration is invalid or the server cannot start.
+    static func run(configPath: String) -> Int32 {
+        let logger = Logger(label: "attestd")
+        let configuration: Configuration
+        do {
+            configuration = try Configuration.load(path: configPath)
+        } catch {
+            for problem in error.problems { logger.error("invalid configuration", [("problem", problem)]) }
+            return 1
+        }
+        Logger.minimumLevel = configuration.logLevel
+        do {
+            let service = try AttestdService(configuration: configuration, logger: logger)
+            try service.start()
+            service.waitUntilStopped()
+            logger.info("stopped")
+            return 0
+        } catch {
+            logger.error("cannot start", [("error", "\(error)")])
+            return 1
+        }
+    }
+
+    /// Validates a configuration file: exit 0 and "ok", or exit 1 with one line per problem, naming its field.
+    static func checkConfig(path: String) -> Int32 {
+        do {
+            let configuration = try Configuration.load(path: path)
+            let apps = configuration.projects.reduce(0) { $0 + $1.apps.count }
+            FileHandleOutput.standardOutput("\(path): ok (\(configuration.listeners.count) listeners, \(configuration.projects.count) projects, \(apps) apps)\n")
+            return 0
+        } catch {
+            for problem in error.problems { FileHandleOutput.standardError(problem + "\n") }
+            return 1
+        }
+    }
+}
