@@ -14,7 +14,6 @@ release: deps
 	swift build -c release $(SWIFT_BUILD_FLAGS)
 
 run: build
-	@scripts/dev-keys.sh
 	.build/debug/attestd serve --config $(CONFIG)
 
 test: deps check-protos unit-tests e2e-tests
