@@ -2,6 +2,8 @@
 /// (`projects/{project number or id}/apps/{app id}`: the iOS SDK sends the project id, other clients the number).
 public struct AppRegistry: Sendable {
     private let appsByProjectKey: [String: [String: RegisteredApp]]
+    /// Every valid resource name, in both project forms, for a lookup that is one hash on the hot path.
+    private let appsByResourceName: [String: RegisteredApp]
 
     public init(projects: [Configuration.Project]) {
         var table: [String: [String: RegisteredApp]] = [:]
@@ -14,11 +16,17 @@ public struct AppRegistry: Sendable {
             table[project.id] = apps
         }
         appsByProjectKey = table
+        var names: [String: RegisteredApp] = [:]
+        for (projectKey, apps) in table {
+            for (appID, app) in apps { names["projects/\(projectKey)/apps/\(appID)"] = app }
+        }
+        appsByResourceName = names
     }
 
     /// The app named by `resourceName`.
     /// - Throws: `.invalidName` when the name is not `projects/*/apps/*`, `.unknownApp` when no such app is configured.
     public func app(named resourceName: String) throws(AppLookupError) -> RegisteredApp {
+        if let app = appsByResourceName[resourceName] { return app }
         let parts = resourceName.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "projects", parts[2] == "apps", !parts[1].isEmpty, !parts[3].isEmpty else {
             throw .invalidName(resourceName)

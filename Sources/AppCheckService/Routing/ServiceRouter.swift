@@ -30,7 +30,8 @@ final class ServiceRouter: HTTPHandler {
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
         let contentType = request.headers["content-type"]
-        if let contentType, GRPCRequestHeaders.isGRPC(contentType: contentType) {
+        // Every gRPC client sends exactly "application/grpc"; the general check handles the variants.
+        if let contentType, contentType == "application/grpc" || GRPCRequestHeaders.isGRPC(contentType: contentType) {
             serveGRPC(request, responder: responder)
         } else if grpcEndpoints[request.path] != nil {
             // A gRPC method's path without gRPC's content type: the gRPC spec's answer is 415.
