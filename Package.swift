@@ -38,6 +38,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL", "CShims"], swiftSettings: swiftSettings),
         .target(name: "AppAttest", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "AppAttestSimulator", dependencies: ["Crypto", "COpenSSL", "CShims"], swiftSettings: swiftSettings),
+        .target(name: "Storage", swiftSettings: swiftSettings),
         .target(name: "Tokens", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "AppCheckMessages", dependencies: ["AppCheckProtos", "CProtobufC", "GRPC"], swiftSettings: swiftSettings),
         .target(name: "GRPC", swiftSettings: swiftSettings),
@@ -48,7 +49,7 @@ let package = Package(
         ),
         .target(
             name: "AppCheckService",
-            dependencies: ["AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "Observability", "Crypto"],
+            dependencies: ["AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "Observability", "Crypto", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -74,6 +75,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: swiftSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"], swiftSettings: swiftSettings),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),
