@@ -56,6 +56,8 @@ public struct RESTBinding: Hashable, Sendable, CustomStringConvertible {
         guard let variableField else { return middle.isEmpty ? .matched(nil) : .none }
         guard middle.count == pattern.count,
               zip(middle, pattern).allSatisfy({ $1 == "*" ? !$0.isEmpty : $0 == $1 }) else {
+            // Only a custom verb names the method for sure; without one, another shape is another resource.
+            guard verb != nil else { return .none }
             return .badResource(field: variableField, pattern: pattern.joined(separator: "/"),
                                 value: middle.joined(separator: "/"))
         }

@@ -118,7 +118,7 @@ extension JSONTranscoder {
         }
     }
 
-    private static func encodeNested(
+    static func encodeNested(
         _ value: JSONValue,
         schema: MessageSchema,
         type: FieldType,
