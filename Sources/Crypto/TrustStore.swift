@@ -92,7 +92,8 @@ public final class TrustStore: Sendable {
             self.notAfter = notAfter
         }
         init(_ certificate: Certificate) { self.init(notBefore: certificate.notBefore, notAfter: certificate.notAfter) }
-        func contains(_ time: Int64) -> Bool { notBefore <= time && time <= notAfter }
+        // As OpenSSL reads a window: valid from notBefore inclusive until notAfter exclusive.
+        func contains(_ time: Int64) -> Bool { notBefore <= time && time < notAfter }
         func intersection(_ other: Window) -> Window {
             Window(notBefore: max(notBefore, other.notBefore), notAfter: min(notAfter, other.notAfter))
         }
