@@ -19,6 +19,12 @@ public final class TrustStore: Sendable {
         public var misses: Int
         /// Certificates currently cached.
         public var cached: Int
+
+        public init(hits: Int, misses: Int, cached: Int) {
+            self.hits = hits
+            self.misses = misses
+            self.cached = cached
+        }
     }
 
     /// The most certificates the cache holds; 0 disables caching.
