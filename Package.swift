@@ -74,6 +74,11 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "AppAttestSimulatorTests",
+            dependencies: ["AppAttestSimulator", "Crypto", "COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),
