@@ -10,8 +10,8 @@ public final class SimulatedAppleCA: Sendable {
     /// The intermediate certificate (DER), the second element of every `x5c`.
     public var intermediateDER: [UInt8] { intermediate.der }
 
-    let root: Certificate
-    let intermediate: Certificate
+    let root: IssuedCertificate
+    let intermediate: IssuedCertificate
     let intermediateKey: ECKeyPair
 
     /// Creates a root and an intermediate, both valid from `validFrom` to `validUntil` (seconds since the Unix
@@ -30,28 +30,28 @@ public final class SimulatedAppleCA: Sendable {
         let notBefore = validFrom ?? now - 10 * 365 * SimulatedClock.day
         let notAfter = validUntil ?? now + 20 * 365 * SimulatedClock.day
         let rootKey = ECKeyPair(curve: .p384)
-        root = Certificate(
+        root = IssuedCertificate(
             .init(
                 subject: [("CN", "\(name) App Attestation Root CA"), ("O", "attestd simulator"), ("ST", "California")],
                 subjectKey: rootKey,
                 notBefore: notBefore, notAfter: notAfter,
                 extensions: [
                     .basicConstraints(ca: true),
-                    .subjectKeyIdentifier(Certificate.Extension.keyIdentifier(of: rootKey)),
+                    .subjectKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: rootKey)),
                     .caKeyUsage,
                 ],
                 signatureDigest: "SHA384"),
             issuer: nil)
         intermediateKey = ECKeyPair(curve: .p384)
-        intermediate = Certificate(
+        intermediate = IssuedCertificate(
             .init(
                 subject: [("CN", "\(name) App Attestation CA 1"), ("O", "attestd simulator"), ("ST", "California")],
                 subjectKey: intermediateKey,
                 notBefore: notBefore, notAfter: intermediateValidUntil ?? notAfter,
                 extensions: [
                     .basicConstraints(ca: true, pathLength: 0),
-                    .authorityKeyIdentifier(Certificate.Extension.keyIdentifier(of: rootKey)),
-                    .subjectKeyIdentifier(Certificate.Extension.keyIdentifier(of: intermediateKey)),
+                    .authorityKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: rootKey)),
+                    .subjectKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: intermediateKey)),
                     .caKeyUsage,
                 ],
                 signatureDigest: "SHA384"),
@@ -63,11 +63,11 @@ public final class SimulatedAppleCA: Sendable {
     func credentialCertificate(
         subjectKey: ECKeyPair,
         commonName: String,
-        extensions: [Certificate.Extension],
+        extensions: [IssuedCertificate.Extension],
         notBefore: Int64,
         notAfter: Int64
-    ) -> Certificate {
-        Certificate(
+    ) -> IssuedCertificate {
+        IssuedCertificate(
             .init(
                 subject: [("CN", commonName), ("OU", "AAA Certification"), ("O", "attestd simulator"), ("ST", "California")],
                 subjectKey: subjectKey,

@@ -8,7 +8,7 @@ extension SimulatedDevice {
     public func assertion(
         _ key: SimulatedKey,
         clientDataHash: [UInt8],
-        extensions: AuthenticatorExtensions? = nil,
+        extensions: SimulatedExtensions? = nil,
         options: AssertionOptions = AssertionOptions()
     ) -> SimulatedAssertion {
         let counter = key.nextCounter(options.counter)

@@ -6,7 +6,7 @@ extension SimulatedDevice {
     public func attestation(
         _ key: SimulatedKey,
         clientDataHash: [UInt8],
-        extensions: AuthenticatorExtensions? = nil,
+        extensions: SimulatedExtensions? = nil,
         options: AttestationOptions = AttestationOptions()
     ) -> SimulatedAttestation {
         let issuedAt = options.issuedAt ?? SimulatedClock.now
@@ -14,7 +14,7 @@ extension SimulatedDevice {
         let nonce = SHA256.hash(authenticatorData, clientDataHash)
 
         let certified = options.certifiedKey ?? key
-        var certificateExtensions: [Certificate.Extension] = [
+        var certificateExtensions: [IssuedCertificate.Extension] = [
             .basicConstraints(ca: false),
             .credentialKeyUsage,
             .appAttestExtendedKeyUsage,
@@ -54,7 +54,7 @@ extension SimulatedDevice {
 
     /// rpIdHash ‖ flags ‖ signCount ‖ aaguid ‖ credentialIdLength ‖ credentialId ‖ COSE key ‖ extensions.
     private func attestationAuthenticatorData(
-        _ key: SimulatedKey, extensions: AuthenticatorExtensions?, options: AttestationOptions
+        _ key: SimulatedKey, extensions: SimulatedExtensions?, options: AttestationOptions
     ) -> [UInt8] {
         let credentialID = options.credentialID ?? key.keyID
         var data = options.rpIDHash ?? rpIDHash

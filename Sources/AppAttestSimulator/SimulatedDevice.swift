@@ -18,7 +18,7 @@ public final class SimulatedDevice: Sendable {
     public let ca: SimulatedAppleCA
     public let receiptCA: SimulatedReceiptCA
     /// The iOS 27 extensions map this device writes by default (nil: an older OS that writes none).
-    public let extensions: AuthenticatorExtensions?
+    public let extensions: SimulatedExtensions?
 
     /// - Parameter appID: `TEAMID.bundleID`; its SHA-256 is the rpIdHash.
     public init(
@@ -26,7 +26,7 @@ public final class SimulatedDevice: Sendable {
         environment: SimulatedEnvironment = .production,
         ca: SimulatedAppleCA,
         receiptCA: SimulatedReceiptCA,
-        extensions: AuthenticatorExtensions? = nil
+        extensions: SimulatedExtensions? = nil
     ) {
         self.appID = appID
         self.environment = environment
@@ -51,7 +51,7 @@ public final class SimulatedDevice: Sendable {
     public func attest(
         _ key: SimulatedKey,
         clientDataHash: [UInt8],
-        extensions: AuthenticatorExtensions? = nil,
+        extensions: SimulatedExtensions? = nil,
         options: AttestationOptions = AttestationOptions()
     ) -> [UInt8] {
         attestation(key, clientDataHash: clientDataHash, extensions: extensions, options: options).object
@@ -66,7 +66,7 @@ public final class SimulatedDevice: Sendable {
     public func assert(
         _ key: SimulatedKey,
         clientDataHash: [UInt8],
-        extensions: AuthenticatorExtensions? = nil,
+        extensions: SimulatedExtensions? = nil,
         options: AssertionOptions = AssertionOptions()
     ) -> [UInt8] {
         assertion(key, clientDataHash: clientDataHash, extensions: extensions, options: options).object

@@ -20,9 +20,9 @@ public final class SimulatedReceiptCA: Sendable {
     /// The signing certificate (DER).
     public var signingCertificateDER: [UInt8] { signer.der }
 
-    let root: Certificate
-    let intermediate: Certificate
-    let signer: Certificate
+    let root: IssuedCertificate
+    let intermediate: IssuedCertificate
+    let signer: IssuedCertificate
     let signerKey: ECKeyPair
 
     /// Creates the three certificates, valid from `validFrom` to `validUntil` (seconds since the Unix epoch; by
@@ -33,39 +33,39 @@ public final class SimulatedReceiptCA: Sendable {
         let notBefore = validFrom ?? now - 10 * 365 * SimulatedClock.day
         let notAfter = validUntil ?? now + 20 * 365 * SimulatedClock.day
         let rootKey = ECKeyPair(curve: .p384)
-        root = Certificate(
+        root = IssuedCertificate(
             .init(
                 subject: [("CN", "\(name) Root CA - G3"), ("OU", "attestd simulator"), ("O", "attestd"), ("C", "US")],
                 subjectKey: rootKey, notBefore: notBefore, notAfter: notAfter,
                 extensions: [
-                    .subjectKeyIdentifier(Certificate.Extension.keyIdentifier(of: rootKey)),
+                    .subjectKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: rootKey)),
                     .basicConstraints(ca: true),
                     .caKeyUsage,
                 ],
                 signatureDigest: "SHA384"),
             issuer: nil)
         let intermediateKey = ECKeyPair(curve: .p256)
-        intermediate = Certificate(
+        intermediate = IssuedCertificate(
             .init(
                 subject: [("CN", "\(name) Application Integration CA 5 - G1"), ("OU", "attestd simulator"), ("O", "attestd"), ("C", "US")],
                 subjectKey: intermediateKey, notBefore: notBefore, notAfter: notAfter,
                 extensions: [
                     .basicConstraints(ca: true, pathLength: 0),
-                    .authorityKeyIdentifier(Certificate.Extension.keyIdentifier(of: rootKey)),
-                    .subjectKeyIdentifier(Certificate.Extension.keyIdentifier(of: intermediateKey)),
+                    .authorityKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: rootKey)),
+                    .subjectKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: intermediateKey)),
                     .caKeyUsage,
                 ],
                 signatureDigest: "SHA384"),
             issuer: (root, rootKey))
         signerKey = ECKeyPair(curve: .p256)
-        signer = Certificate(
+        signer = IssuedCertificate(
             .init(
                 subject: [("CN", "\(name) Application Attestation Fraud Receipt Signing"), ("O", "attestd"), ("C", "US")],
                 subjectKey: signerKey, notBefore: notBefore, notAfter: signerValidUntil ?? notAfter,
                 extensions: [
                     .basicConstraints(ca: false),
-                    .authorityKeyIdentifier(Certificate.Extension.keyIdentifier(of: intermediateKey)),
-                    .subjectKeyIdentifier(Certificate.Extension.keyIdentifier(of: signerKey)),
+                    .authorityKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: intermediateKey)),
+                    .subjectKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: signerKey)),
                     .signingKeyUsage,
                 ],
                 signatureDigest: "SHA256"),

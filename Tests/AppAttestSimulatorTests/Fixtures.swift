@@ -9,7 +9,7 @@ enum Fixtures {
     static let otherReceiptCA = SimulatedReceiptCA(name: "Untrusted")
     static let appID = "TEAMID1234.com.example.app"
 
-    static func device(_ environment: SimulatedEnvironment = .production, extensions: AuthenticatorExtensions? = nil) -> SimulatedDevice {
+    static func device(_ environment: SimulatedEnvironment = .production, extensions: SimulatedExtensions? = nil) -> SimulatedDevice {
         SimulatedDevice(appID: appID, environment: environment, ca: ca, receiptCA: receiptCA, extensions: extensions)
     }
 

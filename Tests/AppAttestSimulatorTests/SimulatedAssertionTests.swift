@@ -48,7 +48,7 @@ struct SimulatedAssertionTests {
         let device = Fixtures.device(extensions: .appleGuideSample)
         let key = device.generateKey()
         let parts = device.assertion(key, clientDataHash: clientDataHash)
-        #expect(parts.authenticatorData.count == 37 + AuthenticatorExtensions.appleGuideSample.encoded.count)
+        #expect(parts.authenticatorData.count == 37 + SimulatedExtensions.appleGuideSample.encoded.count)
         #expect(CBORItem.decode(Array(parts.authenticatorData[37...]))?.keys.count == 2)
         let nonce = SHA256.hash(parts.authenticatorData + clientDataHash)
         #expect(OpenSSLCheck.verifyP256(signature: parts.signature, message: nonce, point: key.publicKey))

@@ -1,6 +1,6 @@
 /// The iOS 27 extensions map Apple appends to authenticator data (after the COSE key of an attestation, after the
 /// first 37 bytes of an assertion) without setting the ED flag.
-public struct AuthenticatorExtensions: Sendable, Equatable {
+public struct SimulatedExtensions: Sendable, Equatable {
     /// `apple_validation_category_01`, written as Apple does: a 4-byte little-endian byte string
     /// (1 platform, 2 TestFlight, 3 development, 4 App Store, 5 Enterprise, …).
     public var validationCategory: UInt32?
@@ -16,7 +16,7 @@ public struct AuthenticatorExtensions: Sendable, Equatable {
     }
 
     /// What Apple's guide vector carries: bundle version "1", validation category 1 (platform).
-    public static let appleGuideSample = AuthenticatorExtensions(validationCategory: 1, bundleVersion: "1")
+    public static let appleGuideSample = SimulatedExtensions(validationCategory: 1, bundleVersion: "1")
 
     /// The CBOR map, in the key order of Apple's sample (bundle version first).
     public var encoded: [UInt8] {
@@ -31,7 +31,7 @@ public struct AuthenticatorExtensions: Sendable, Equatable {
         return CBORValue.map(entries + additionalEntries).encoded
     }
 
-    public static func == (lhs: AuthenticatorExtensions, rhs: AuthenticatorExtensions) -> Bool {
+    public static func == (lhs: SimulatedExtensions, rhs: SimulatedExtensions) -> Bool {
         lhs.encoded == rhs.encoded
     }
 }

@@ -1,7 +1,7 @@
 import Crypto
 
 /// The standard and Apple extensions the simulated certificates carry, encoded as Apple's are.
-extension Certificate.Extension {
+extension IssuedCertificate.Extension {
     static func basicConstraints(ca: Bool, pathLength: UInt64? = nil) -> Self {
         var content: [UInt8] = []
         if ca { content += DER.boolean(true) }

@@ -5,7 +5,7 @@ import Crypto
 /// it in CMS) and as its DER bytes.
 ///
 /// `@unchecked Sendable`: the `X509` is fully built and signed before this object exists and is only read after.
-final class Certificate: @unchecked Sendable {
+final class IssuedCertificate: @unchecked Sendable {
     /// One v3 extension, its value already DER-encoded (the content of `extnValue`).
     struct Extension {
         var oid: String
@@ -28,7 +28,7 @@ final class Certificate: @unchecked Sendable {
     let der: [UInt8]
 
     /// Builds and signs `template`, by `issuer` (its certificate and key) or self-signed.
-    init(_ template: Template, issuer: (certificate: Certificate, key: ECKeyPair)?) {
+    init(_ template: Template, issuer: (certificate: IssuedCertificate, key: ECKeyPair)?) {
         let x509 = OpenSSLCall.require(X509_new(), "X509_new")
         OpenSSLCall.require(X509_set_version(x509, 2) == 1, "X509_set_version")
         let serial = SecureRandom.bytes(count: 8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } >> 1
