@@ -61,7 +61,8 @@ let package = Package(
         // MARK: Benchmarks: separate executables, never timed unit tests.
         .executableTarget(
             name: "attestd-verify-bench",
-            dependencies: ["AppAttest", "AppAttestSimulator", "Crypto"],
+            // COpenSSL: the baseline P-256/P-384 verify rates are measured on OpenSSL directly, in the same run.
+            dependencies: ["AppAttest", "AppAttestSimulator", "Crypto", "COpenSSL"],
             path: "Benchmarks/VerifyBench",
             swiftSettings: swiftSettings
         ),
