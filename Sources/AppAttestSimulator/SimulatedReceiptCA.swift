@@ -9,7 +9,8 @@ public final class SimulatedReceiptCA: Sendable {
     public enum Encoding: Sendable {
         /// Definite lengths throughout.
         case der
-        /// Indefinite lengths and a chunked, constructed eContent OCTET STRING, as Apple's real receipts are.
+        /// Indefinite lengths and a constructed eContent OCTET STRING in 1000-byte chunks, as Apple's real
+        /// receipts are.
         case ber
     }
 
@@ -92,13 +93,33 @@ public final class SimulatedReceiptCA: Sendable {
             case .der:
                 return OpenSSLCall.encode("i2d_CMS_ContentInfo") { i2d_CMS_ContentInfo(cms, $0) }
             case .ber:
-                let output = OpenSSLCall.require(BIO_new(BIO_s_mem()), "BIO_new")
-                defer { BIO_free(output) }
-                OpenSSLCall.require(i2d_CMS_bio_stream(output, cms, input, Int32(flags)) == 1, "i2d_CMS_bio_stream")
-                var data: UnsafeMutablePointer<CChar>?
-                let count = BIO_ctrl(output, BIO_CTRL_INFO, 0, &data)
-                return [UInt8](UnsafeRawBufferPointer(start: data, count: count))
+                return Self.streamBER(cms, content: raw)
             }
         }
+    }
+
+    /// Writes `cms` through OpenSSL's streaming encoder, feeding the content in 1000-byte writes: each write
+    /// becomes one primitive OCTET STRING chunk of the indefinite-length eContent, as in Apple's receipts.
+    private static func streamBER(_ cms: OpaquePointer, content: UnsafeRawBufferPointer) -> [UInt8] {
+        let output = OpenSSLCall.require(BIO_new(BIO_s_mem()), "BIO_new")
+        defer { BIO_free(output) }
+        var stream = OpenSSLCall.require(BIO_new_CMS(output, cms), "BIO_new_CMS")
+        var offset = 0
+        while offset < content.count {
+            let count = min(1000, content.count - offset)
+            OpenSSLCall.require(BIO_write(stream, content.baseAddress! + offset, Int32(count)) == count, "BIO_write")
+            offset += count
+        }
+        // BIO_flush: signs and writes the rest of the SignedData.
+        OpenSSLCall.require(BIO_ctrl(stream, BIO_CTRL_FLUSH, 0, nil) == 1, "BIO_flush")
+        // Free the filters BIO_new_CMS pushed in front of `output`, but not `output` itself.
+        while stream != output {
+            let next = BIO_pop(stream)
+            BIO_free(stream)
+            stream = OpenSSLCall.require(next, "BIO_pop")
+        }
+        var data: UnsafeMutablePointer<CChar>?
+        let count = BIO_ctrl(output, BIO_CTRL_INFO, 0, &data)
+        return [UInt8](UnsafeRawBufferPointer(start: data, count: count))
     }
 }

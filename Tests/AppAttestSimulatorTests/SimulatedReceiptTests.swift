@@ -55,6 +55,19 @@ struct SimulatedReceiptTests {
         #expect(fields.first { $0.type == 17 }?.value == Array("5".utf8))
     }
 
+    @Test("a BER receipt splits its content into 1000-byte chunks of a constructed OCTET STRING, like Apple's")
+    func berChunks() throws {
+        let device = Fixtures.device()
+        let receipt = try #require(device.attestation(device.generateKey(), clientDataHash: [1], options: .init {
+            $0.receipt = .signed(.ber, edit: { $0.fields.append(.init(type: 99, value: [UInt8](repeating: 1, count: 400))) })
+        }).receipt)
+        let chunkStart: [UInt8] = [0x24, 0x80, 0x04, 0x82, 0x03, 0xE8]
+        #expect(receipt.indices.contains { receipt[$0...].starts(with: chunkStart) })
+        let verified = try #require(OpenSSLCheck.verifyReceipt(receipt, root: Fixtures.receiptCA.rootDER, at: Fixtures.nowSeconds))
+        #expect(verified.content.count > 1000)
+        #expect(ReceiptPayload.fields(verified.content)?.count == 9)
+    }
+
     @Test("an edit closure changes a field before signing")
     func editedReceipt() throws {
         let device = Fixtures.device()

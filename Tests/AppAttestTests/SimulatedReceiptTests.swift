@@ -43,10 +43,12 @@ struct SimulatedReceiptTests {
         #expect(parsed.riskMetric == nil)
     }
 
-    @Test("parses a refreshed receipt in BER with its risk metric and not-before time")
+    @Test("parses a refreshed receipt in BER, its content in 1000-byte chunks, with its risk metric and not-before")
     func refreshedBERReceipt() throws {
-        let der = receipt("RECEIPT", encoding: .ber)
+        // An unknown 400-byte field makes the content longer than one chunk.
+        let der = receipt("RECEIPT", encoding: .ber) { $0.fields.append(.init(type: 99, value: [UInt8](repeating: 1, count: 400))) }
         #expect(Array(der.prefix(2)) == [0x30, 0x80])
+        #expect(der.indices.contains { der[$0...].starts(with: [0x24, 0x80, 0x04, 0x82, 0x03, 0xE8]) })
         let parsed = try verifier.verify(der, appID: SimulatedFixtures.appID, publicKey: nil, at: SimulatedFixtures.time)
         #expect(parsed.type == "RECEIPT")
         #expect(parsed.environment == "sandbox")
