@@ -23,6 +23,7 @@ struct Workload {
     let ca = SimulatedAppleCA(name: "Bench")
     let receiptCA = SimulatedReceiptCA(name: "Bench")
     let appID = AppID(appIDString)!
+    let device: SimulatedDevice
     let attestationsWithReceipt: [AttestationInput]
     let attestationsWithoutReceipt: [AttestationInput]
     let assertions: [AssertionInput]
@@ -32,6 +33,7 @@ struct Workload {
         let device = SimulatedDevice(
             appID: Self.appIDString, environment: .production, ca: ca, receiptCA: receiptCA,
             extensions: .appleGuideSample)
+        self.device = device
         func attestations(receipt: AttestationOptions.Receipt) -> [AttestationInput] {
             (0..<count).map { _ in
                 let key = device.generateKey()
