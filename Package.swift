@@ -61,7 +61,8 @@ let package = Package(
         // MARK: Benchmarks: separate executables, never timed unit tests.
         .executableTarget(
             name: "attestd-verify-bench",
-            dependencies: ["AppAttest", "AppAttestSimulator", "Crypto"],
+            // COpenSSL: the baseline P-256/P-384 verify rates are measured on OpenSSL directly, in the same run.
+            dependencies: ["AppAttest", "AppAttestSimulator", "Crypto", "COpenSSL"],
             path: "Benchmarks/VerifyBench",
             swiftSettings: swiftSettings
         ),
@@ -76,6 +77,11 @@ let package = Package(
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: swiftSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AppAttestSimulatorTests",
+            dependencies: ["AppAttestSimulator", "Crypto", "COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),

@@ -1,0 +1,116 @@
+import AppAttestSimulator
+import Crypto
+import Testing
+
+@Suite("Simulated receipts are CMS SignedData like Apple's")
+struct SimulatedReceiptTests {
+    @Test("formats times as ISO 8601 UTC with milliseconds")
+    func times() {
+        #expect(SimulatedReceipt.time(1_776_795_192_153) == Array("2026-04-21T18:13:12.153Z".utf8))
+        #expect(SimulatedReceipt.time(0) == Array("1970-01-01T00:00:00.000Z".utf8))
+        #expect(SimulatedReceipt.time(951_782_400_007) == Array("2000-02-29T00:00:00.007Z".utf8))
+    }
+
+    @Test("an attestation's receipt verifies with OpenSSL to the pinned root and carries Apple's fields")
+    func attestationReceipt() throws {
+        let device = Fixtures.device()
+        let key = device.generateKey()
+        let hash = SHA256.hash(Array("challenge".utf8))
+        let parts = device.attestation(key, clientDataHash: hash)
+        let receipt = try #require(parts.receipt)
+        let verified = try #require(OpenSSLCheck.verifyReceipt(receipt, root: Fixtures.receiptCA.rootDER, at: Fixtures.nowSeconds))
+        #expect(verified.certificateCount == 3)
+        let fields = try #require(ReceiptPayload.fields(verified.content))
+        #expect(fields.map(\.type).sorted() == [2, 3, 4, 5, 6, 7, 12, 21])
+        #expect(fields.allSatisfy { $0.version == 1 })
+        #expect(fields.first { $0.type == 2 }?.value == Array(Fixtures.appID.utf8))
+        #expect(fields.first { $0.type == 3 }?.value == parts.certificateChain[0])
+        #expect(fields.first { $0.type == 4 }?.value == hash)
+        #expect(fields.first { $0.type == 5 }?.value.count == 88)
+        #expect(fields.first { $0.type == 6 }?.value == Array("ATTEST".utf8))
+        #expect(fields.first { $0.type == 7 }?.value == Array("production".utf8))
+        #expect(fields.first { $0.type == 12 }?.value.count == 24)
+    }
+
+    @Test("a receipt does not verify to another root, although it embeds its own")
+    func embeddedRootIsNotTrusted() throws {
+        let device = Fixtures.device()
+        let receipt = try #require(device.attestation(device.generateKey(), clientDataHash: [1, 2, 3]).receipt)
+        #expect(OpenSSLCheck.verifyReceipt(receipt, root: Fixtures.otherReceiptCA.rootDER, at: Fixtures.nowSeconds) == nil)
+    }
+
+    @Test("a BER receipt has indefinite lengths and still verifies")
+    func berEncoding() throws {
+        let payload = SimulatedReceipt.refreshed(
+            appID: Fixtures.appID, credentialCertificateDER: [0x30, 0x00], clientDataHash: [1], environment: .development,
+            riskMetric: 5, createdAt: 1_776_795_192_153)
+        let ber = Fixtures.receiptCA.sign(payload, encoding: .ber)
+        #expect(Array(ber.prefix(2)) == [0x30, 0x80])
+        let verified = try #require(OpenSSLCheck.verifyReceipt(ber, root: Fixtures.receiptCA.rootDER, at: Fixtures.nowSeconds))
+        #expect(verified.content == payload.payloadDER)
+        let fields = try #require(ReceiptPayload.fields(verified.content))
+        #expect(fields.map(\.type).sorted() == [2, 3, 4, 5, 6, 7, 12, 17, 19, 21])
+        #expect(fields.first { $0.type == 6 }?.value == Array("RECEIPT".utf8))
+        #expect(fields.first { $0.type == 7 }?.value == Array("sandbox".utf8))
+        #expect(fields.first { $0.type == 17 }?.value == Array("5".utf8))
+    }
+
+    @Test("a BER receipt splits its content into 1000-byte chunks of a constructed OCTET STRING, like Apple's")
+    func berChunks() throws {
+        let device = Fixtures.device()
+        let receipt = try #require(device.attestation(device.generateKey(), clientDataHash: [1], options: .init {
+            $0.receipt = .signed(.ber, edit: { $0.fields.append(.init(type: 99, value: [UInt8](repeating: 1, count: 400))) })
+        }).receipt)
+        let chunkStart: [UInt8] = [0x24, 0x80, 0x04, 0x82, 0x03, 0xE8]
+        #expect(receipt.indices.contains { receipt[$0...].starts(with: chunkStart) })
+        let verified = try #require(OpenSSLCheck.verifyReceipt(receipt, root: Fixtures.receiptCA.rootDER, at: Fixtures.nowSeconds))
+        #expect(verified.content.count > 1000)
+        #expect(ReceiptPayload.fields(verified.content)?.count == 9)
+    }
+
+    @Test("an edit closure changes a field before signing")
+    func editedReceipt() throws {
+        let device = Fixtures.device()
+        let receipt = try #require(device.attestation(device.generateKey(), clientDataHash: [1], options: .init {
+            $0.receipt = .signed(edit: { $0[SimulatedReceipt.FieldType.appID] = Array("OTHER.app".utf8) })
+        }).receipt)
+        let verified = try #require(OpenSSLCheck.verifyReceipt(receipt, root: Fixtures.receiptCA.rootDER, at: Fixtures.nowSeconds))
+        #expect(ReceiptPayload.fields(verified.content)?.first { $0.type == 2 }?.value == Array("OTHER.app".utf8))
+    }
+}
+
+/// A minimal DER reader for the receipt payload `SET OF SEQUENCE {INTEGER, INTEGER, OCTET STRING}`.
+enum ReceiptPayload {
+    static func fields(_ der: [UInt8]) -> [SimulatedReceipt.Field]? {
+        var offset = 0
+        guard let (tag, set) = element(der, &offset), tag == 0x31, offset == der.count else { return nil }
+        var inner = 0
+        var fields: [SimulatedReceipt.Field] = []
+        while inner < set.count {
+            guard let (sequenceTag, sequence) = element(set, &inner), sequenceTag == 0x30 else { return nil }
+            var cursor = 0
+            guard let (_, type) = element(sequence, &cursor), let (_, version) = element(sequence, &cursor),
+                  let (valueTag, value) = element(sequence, &cursor), valueTag == 0x04
+            else { return nil }
+            fields.append(.init(
+                type: type.reduce(0) { $0 << 8 | Int($1) }, version: version.reduce(0) { $0 << 8 | Int($1) }, value: value))
+        }
+        return fields
+    }
+
+    private static func element(_ bytes: [UInt8], _ offset: inout Int) -> (UInt8, [UInt8])? {
+        guard offset + 2 <= bytes.count else { return nil }
+        let tag = bytes[offset]
+        var length = Int(bytes[offset + 1])
+        offset += 2
+        if length & 0x80 != 0 {
+            let count = length & 0x7F
+            guard offset + count <= bytes.count else { return nil }
+            length = bytes[offset..<offset + count].reduce(0) { $0 << 8 | Int($1) }
+            offset += count
+        }
+        guard offset + length <= bytes.count else { return nil }
+        defer { offset += length }
+        return (tag, Array(bytes[offset..<offset + length]))
+    }
+}
