@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end tests: real attestd process, real sockets, real clients (grpcio, curl, h2load, raw HTTP/2 frames).
 # Called by `make e2e-tests` after `swift build`; needs the Debian packages of scripts/install-deps.sh.
-# Environment: ATTESTD_BIN (default .build/debug/attestd), PYTEST_ARGS (extra pytest arguments, e.g. "-k grpc").
+# Arguments are passed to pytest (e.g. scripts/e2e.sh -k "grpc or http1"); so are the words of $PYTEST_ARGS.
+# Environment: ATTESTD_BIN (default .build/debug/attestd).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -34,4 +35,4 @@ mkdir -p "$generated"
 export ATTESTD_BIN="${ATTESTD_BIN:-$root/.build/debug/attestd}"
 cd Tests/e2e
 # shellcheck disable=SC2086 # PYTEST_ARGS is a list of words on purpose.
-exec "$venv/bin/python" -m pytest -q -rfEs -p no:cacheprovider --timeout=120 ${PYTEST_ARGS:-} .
+exec "$venv/bin/python" -m pytest -q -rfEs -p no:cacheprovider --timeout=120 ${PYTEST_ARGS:-} "$@" .

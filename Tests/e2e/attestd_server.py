@@ -142,7 +142,7 @@ class AttestdServer:
                     raise AssertionError(f"attestd did not accept on port {port} in {timeout}s:\n{self.log_tail()}")
                 time.sleep(0.05)
 
-    def signal(self, signum: int = signal.SIGTERM) -> None:
+    def send_signal(self, signum: int) -> None:
         assert self.process is not None
         self.process.send_signal(signum)
 
@@ -154,7 +154,7 @@ class AttestdServer:
         """Signals the process and waits for it; the caller asserts on the exit code."""
         if self.process is None or self.process.poll() is not None:
             return self.process.returncode if self.process else 0
-        self.signal(signum)
+        self.send_signal(signum)
         try:
             return self.process.wait(timeout=self.grace_seconds + 5)
         except subprocess.TimeoutExpired:

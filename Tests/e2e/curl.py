@@ -35,27 +35,38 @@ def curl(urls: list[str], options: list[str], timeout: float = 20.0) -> CurlRun:
     with tempfile.TemporaryDirectory() as directory:
         outputs: list[str] = []
         for index, url in enumerate(urls):
-            outputs += [url, "-o", f"{directory}/body{index}", "-D", f"{directory}/head{index}"]
+            outputs += [url, "-o", f"{directory}/body{index}"]
+        # -D is one file for the whole invocation: the header blocks of every transfer, in order.
+        head = Path(directory) / "head"
         result = subprocess.run(
-            ["curl", "-sS", "-v", "--noproxy", "*", "--max-time", str(timeout), *options, *outputs],
+            ["curl", "-sS", "-v", "--noproxy", "*", "--max-time", str(timeout), "-D", str(head), *options, *outputs],
             capture_output=True,
             timeout=timeout + 5,
         )
         trace = result.stderr.decode(errors="replace")
         assert result.returncode == 0, f"curl failed ({result.returncode}):\n{trace}"
-        transfers = [
-            _transfer(Path(f"{directory}/head{i}"), Path(f"{directory}/body{i}")) for i in range(len(urls))
-        ]
+        blocks = _final_header_blocks(head.read_text(errors="replace"))
+        assert len(blocks) == len(urls), f"{len(blocks)} responses for {len(urls)} URLs:\n{trace}"
+        transfers = []
+        for index, (status, headers) in enumerate(blocks):
+            body = Path(directory) / f"body{index}"
+            transfers.append(Transfer(status, headers, body.read_bytes() if body.exists() else b""))
     return CurlRun(transfers, trace)
 
 
-def _transfer(head: Path, body: Path) -> Transfer:
-    # -D may hold several header blocks (e.g. after `100 Continue`); the last one is the response.
-    blocks = [b for b in head.read_text(errors="replace").replace("\r\n", "\n").split("\n\n") if b.strip()]
-    lines = blocks[-1].splitlines()
-    status = int(lines[0].split()[1])
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    return Transfer(status, headers, body.read_bytes() if body.exists() else b"")
+def _final_header_blocks(text: str) -> list[tuple[int, dict[str, str]]]:
+    """(status, headers) of each response, skipping interim 1xx blocks such as `100 Continue`."""
+    blocks = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        lines = block.strip().splitlines()
+        if not lines:
+            continue
+        status = int(lines[0].split()[1])
+        if 100 <= status < 200:
+            continue
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        blocks.append((status, headers))
+    return blocks

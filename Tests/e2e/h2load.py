@@ -44,9 +44,13 @@ def grpc_body_file(directory: Path) -> Path:
     return path
 
 
-def empty_body_file(directory: Path) -> Path:
-    path = directory / "empty"
-    path.write_bytes(b"")
+JSON_HEADERS = ["-H", "content-type: application/json"]
+
+
+def json_body_file(directory: Path) -> Path:
+    """`{}`: h2load cannot send an empty body (it mmaps the -d file, and an empty file cannot be mapped)."""
+    path = directory / "empty.json"
+    path.write_bytes(b"{}")
     return path
 
 

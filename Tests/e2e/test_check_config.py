@@ -61,9 +61,8 @@ def replaced(config: dict, value: object, *path: str | int) -> dict:
     [
         (lambda c: without(c, "projects", 0, "apps", 0, "teamId"), "projects[0].apps[0].teamId"),
         (lambda c: replaced(c, 70000, "listeners", 0, "port"), "listeners[0].port"),
-        (lambda c: replaced(c, "missing.pem", "listeners", 1, "tls", "certificate"), "listeners[1].tls.certificate"),
     ],
-    ids=["missing-team-id", "port-out-of-range", "missing-certificate-file"],
+    ids=["missing-team-id", "port-out-of-range"],
 )
 def test_an_invalid_file_fails_naming_the_field(tmp_path: Path, valid: dict, mutate, field: str) -> None:
     result = check_config(write(tmp_path, mutate(valid)))

@@ -21,7 +21,7 @@ def assert_all_succeeded(result: h2load.H2LoadResult) -> None:
 
 def test_h2load_20000_rest_challenges_over_8_connections(server: AttestdServer, tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{server.h2c_port}{rest_challenge_path()}"
-    assert_all_succeeded(h2load.run(url, REQUESTS, CONNECTIONS, 16, h2load.empty_body_file(tmp_path), []))
+    assert_all_succeeded(h2load.run(url, REQUESTS, CONNECTIONS, 16, h2load.json_body_file(tmp_path), h2load.JSON_HEADERS))
     assert_serving(server)
 
 

@@ -64,7 +64,7 @@ def test_sigterm_during_load_drains_in_flight_requests_refuses_new_ones_and_exit
     try:
         time.sleep(1.0)
         assert load.poll() is None, f"h2load ended before the signal:\n{load.communicate()[0]}"
-        server.signal(signal.SIGTERM)
+        server.send_signal(signal.SIGTERM)
 
         goaway = client.wait_for_goaway(timeout=5)
         assert goaway.error_code == NO_ERROR
@@ -96,7 +96,7 @@ def test_sigterm_during_load_drains_in_flight_requests_refuses_new_ones_and_exit
 def test_sigint_also_shuts_down_gracefully(server_factory: Callable[..., AttestdServer]) -> None:
     server = server_factory()
     client, in_flight = open_slow_request(server)
-    server.signal(signal.SIGINT)
+    server.send_signal(signal.SIGINT)
     assert client.wait_for_goaway(timeout=5).error_code == NO_ERROR
     wait_until_refused(server.ports)
     client.send_data(in_flight, b"}", end_stream=True)
@@ -112,7 +112,7 @@ def test_a_stream_that_never_finishes_does_not_hold_shutdown_past_the_grace_peri
     client, _ = open_slow_request(server)
     idle = socket.create_connection(("127.0.0.1", server.h2c_port))  # an idle HTTP/1.1-or-2 client
     started = time.monotonic()
-    server.signal(signal.SIGTERM)
+    server.send_signal(signal.SIGTERM)
     code = server.wait(timeout=grace + 5)
     elapsed = time.monotonic() - started
     assert code == 0, server.log_tail()
