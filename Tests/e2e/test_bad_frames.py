@@ -42,8 +42,12 @@ def test_a_well_formed_raw_request_succeeds(server: AttestdServer) -> None:
         grpc_frame(challenge_request())[:3],
         grpc_frame(challenge_request()) + b"\x00\x00",
         grpc_frame(challenge_request()) + grpc_frame(challenge_request()),
+        b"\x02" + grpc_frame(challenge_request())[1:],
     ],
-    ids=["message-shorter-than-its-prefix", "prefix-cut-short", "trailing-garbage", "two-messages-for-a-unary-call"],
+    ids=[
+        "message-shorter-than-its-prefix", "prefix-cut-short", "trailing-garbage", "two-messages-for-a-unary-call",
+        "flag-neither-0-nor-1",
+    ],
 )
 def test_a_truncated_or_garbled_frame_is_internal(server: AttestdServer, body: bytes) -> None:
     assert_grpc_error(grpc_call(server, body), INTERNAL)
