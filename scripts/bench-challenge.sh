@@ -55,6 +55,11 @@ done
 url="http://127.0.0.1:$port/google.firebase.appcheck.v1.TokenExchangeService/GenerateAppAttestChallenge"
 grpc=(-d "$work/request.grpc" -H "content-type: application/grpc" -H "te: trailers")
 
+# h2load sees only HTTP statuses: check once that the body really earns grpc-status 0 before timing it.
+answer=$(curl -sS --noproxy '*' --http2-prior-knowledge -D - -o /dev/null --data-binary "@$work/request.grpc" \
+  -H "content-type: application/grpc" -H "te: trailers" "$url" | tr -d '\r')
+grep -qx "grpc-status: 0" <<<"$answer" || { echo "bench-challenge: the request does not succeed:" >&2; echo "$answer" >&2; exit 1; }
+
 echo "attestd $(git describe --always --dirty 2>/dev/null || echo '?'), $(nproc) cores, h2load -n $requests -c $connections -m $streams (gRPC GenerateAppAttestChallenge, h2c)"
 h2load -n "$warmup" -c "$connections" -m "$streams" "${grpc[@]}" "$url" >"$work/warmup.txt" || { cat "$work/warmup.txt"; exit 1; }
 h2load -n "$requests" -c "$connections" -m "$streams" --log-file="$work/requests.log" "${grpc[@]}" "$url" >"$work/run.txt" \
