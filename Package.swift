@@ -30,7 +30,6 @@ let package = Package(
         .target(
             name: "AppCheckProtos",
             dependencies: ["CProtobufC"],
-            exclude: ["generated.sha256"],
             cSettings: [.headerSearchPath("include")]
         ),
 

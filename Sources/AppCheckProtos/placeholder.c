@@ -1,1 +1,0 @@
-/* placeholder until scripts/generate-protos.sh runs */
