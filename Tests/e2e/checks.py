@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import http.client
 import json
+import time
 
 from attestd_server import AttestdServer
 from curl import Transfer
@@ -45,3 +47,33 @@ def assert_error(transfer: Transfer, http_status: int, status_name: str) -> None
     assert error["code"] == http_status
     assert error["status"] == status_name
     assert isinstance(error["message"], str) and error["message"]
+
+
+def scrape(port: int) -> dict[str, float]:
+    """`GET /metrics` over HTTP/1.1 on a fresh connection: {"name{labels}": value} for every sample."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", "/metrics")
+        response = connection.getresponse()
+        assert response.status == 200
+        text = response.read().decode()
+    finally:
+        connection.close()
+    samples: dict[str, float] = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return samples
+
+
+def wait_for_gauge(port: int, name: str, at_most: float, timeout: float = 5.0) -> None:
+    """Polls /metrics until gauge `name` is at most `at_most` (the scrape itself may count)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = scrape(port).get(name)
+        assert value is not None, f"/metrics has no {name}"
+        if value <= at_most:
+            return
+        assert time.monotonic() < deadline, f"{name} is still {value} after {timeout}s (expected at most {at_most})"
+        time.sleep(0.1)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import pytest
 
 from attestd_server import AttestdServer
-from checks import assert_serving
+from checks import assert_serving, wait_for_gauge
 from h2client import H2Client
 from wire import (
     CHALLENGE_PATH, INTERNAL, INVALID_ARGUMENT, OK, UNIMPLEMENTED, challenge_request, grpc_frame, grpc_headers,
@@ -130,3 +132,16 @@ def test_a_client_that_resets_its_stream_mid_request_does_not_disturb_the_connec
     client.close()
     assert response.grpc_status == OK
     assert_serving(server)
+
+
+def test_connections_and_streams_of_vanished_clients_are_released(server_factory: Callable[..., AttestdServer]) -> None:
+    server = server_factory()
+    for _ in range(5):
+        client = H2Client(server.h2c_port)
+        stream = client.start_request(grpc_headers(CHALLENGE_PATH, server.h2c_port))
+        client.send_data(stream, grpc_frame(challenge_request())[:8])
+        client.close_abruptly()
+    assert_serving(server)
+    # Only the scrape's own connection (and at most its own stream) may remain.
+    wait_for_gauge(server.h2c_port, "attestd_open_connections", at_most=1)
+    wait_for_gauge(server.h2c_port, "attestd_open_streams", at_most=1)
