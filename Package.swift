@@ -82,6 +82,12 @@ let package = Package(
             dependencies: ["AppAttestSimulator", "Crypto", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
+        // Runs the built attestd binary (found next to the test bundle) end to end.
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["attestd", "AppAttestSimulator", "AppAttest"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),
