@@ -125,4 +125,20 @@ enum OpenSSLCheck {
         defer { OPENSSL_sk_pop_free(certificates, { X509_free(OpaquePointer($0)) }) }
         return ([UInt8](UnsafeRawBufferPointer(start: data, count: count)), Int(OPENSSL_sk_num(certificates)))
     }
+
+    /// The DER SubjectPublicKeyInfo of a PEM `PUBLIC KEY`, as OpenSSL reads it.
+    static func pemPublicKeyDER(_ pem: String) -> [UInt8]? {
+        Array(pem.utf8).withUnsafeBytes { raw -> [UInt8]? in
+            let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count))
+            defer { BIO_free(bio) }
+            guard let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else { return nil }
+            defer { EVP_PKEY_free(key) }
+            let count = Int(i2d_PUBKEY(key, nil))
+            guard count > 0 else { return nil }
+            return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                var cursor = buffer.baseAddress
+                initialized = Int(i2d_PUBKEY(key, &cursor))
+            }
+        }
+    }
 }
