@@ -63,6 +63,31 @@ struct HTTP1Tests {
         }
     }
 
+    @Test("answers Expect: 100-continue with an interim response before the body is sent")
+    func expectContinue() throws {
+        try TestServer.run { server in
+            let socket = try TestSocket(port: server.port)
+            socket.send("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n")
+            let interim = socket.receive { $0.count >= 25 }.bytes
+            #expect(String(decoding: interim, as: UTF8.self) == "HTTP/1.1 100 Continue\r\n\r\n")
+            socket.send("body")
+            #expect(responses(socket, count: 1).responses.first?.body == "body")
+        }
+    }
+
+    @Test("a HEAD response carries the length but no body")
+    func head() throws {
+        try TestServer.run { server in
+            let socket = try TestSocket(port: server.port)
+            socket.send("HEAD /abc HTTP/1.1\r\nHost: a\r\n\r\nGET /next HTTP/1.1\r\nHost: a\r\n\r\n")
+            let text = String(decoding: socket.receive { String(decoding: $0, as: UTF8.self).hasSuffix("/next") }.bytes, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(text.contains("content-length: 4\r\n"))
+            #expect(!text.contains("/abc"))
+            #expect(text.hasSuffix("content-length: 5\r\n\r\n/next"))
+        }
+    }
+
     @Test("a malformed request gets 400 and the connection is closed")
     func malformed() throws {
         try TestServer.run { server in

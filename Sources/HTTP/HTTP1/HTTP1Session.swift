@@ -3,7 +3,8 @@ import CHTTPParser
 /// The server side of one HTTP/1.1 connection, parsed by http_parser: keep-alive, Content-Length and chunked
 /// bodies, and pipelining (responses go out in request order, whatever order the handler answers in).
 final class HTTP1Session {
-    unowned let connection: Connection
+    /// `unowned(unsafe)`: the connection owns this session and outlives it.
+    unowned(unsafe) let connection: Connection
     private let parser: UnsafeMutablePointer<http_parser>
     private let limits: HTTPServerConfiguration
 

@@ -47,6 +47,12 @@ final class Connection {
     // MARK: Events
 
     func handle(events: UInt32) {
+        if events & (cshims_EPOLLERR | cshims_EPOLLHUP) != 0 && !wantsToRead {
+            // Both directions are gone (or an error is pending) while reading is paused: nothing can be answered,
+            // and level-triggered epoll would report it on every turn.
+            close()
+            return
+        }
         if events & (cshims_EPOLLIN | cshims_EPOLLERR | cshims_EPOLLHUP) != 0 {
             readAvailable()
         }
