@@ -67,6 +67,18 @@ struct HTTP2Tests {
         }
     }
 
+    @Test("echoes a body of exactly the maximum size, larger than the initial flow-control window")
+    func bodyAtLimit() throws {
+        try TestServer.run { server in
+            let client = try H2TestClient(port: server.port)
+            let body = (0..<(64 * 1024 + 5)).map { UInt8(truncatingIfNeeded: $0) }
+            let stream = client.request(method: "POST", path: "/echo", body: body)
+            #expect(client.run { client.responses[stream]!.closed })
+            #expect(client.responses[stream]?.headers["x-body-too-large"] == "false")
+            #expect(client.responses[stream]?.body == body)
+        }
+    }
+
     @Test("a header list over the limit is answered with 431 without reaching the handler")
     func headersTooLarge() throws {
         try TestServer.run(configure: { $0.maxHeaderListBytes = 1024 }) { server in

@@ -1,5 +1,6 @@
 import HTTP
 import Observability
+import Testing
 
 /// A server on 127.0.0.1 with a kernel-chosen port, two loops and a ``TestHandler``; stopped when the body returns.
 struct TestServer {
@@ -24,6 +25,9 @@ struct TestServer {
         defer {
             server.beginGracefulShutdown(deadlineSeconds: 1)
             server.waitUntilStopped()
+            // Every connection and stream a test opened must have been accounted for when the loops exit.
+            #expect(server.openConnections == 0)
+            #expect(server.openStreams == 0)
         }
         return try body(running)
     }
