@@ -47,6 +47,12 @@ final class Connection {
     // MARK: Events
 
     func handle(events: UInt32) {
+        if events & (cshims_EPOLLERR | cshims_EPOLLHUP) != 0 && !wantsToRead {
+            // Both directions are gone (or an error is pending) while reading is paused: nothing can be answered,
+            // and level-triggered epoll would report it on every turn.
+            close()
+            return
+        }
         if events & (cshims_EPOLLIN | cshims_EPOLLERR | cshims_EPOLLHUP) != 0 {
             readAvailable()
         }
@@ -144,12 +150,16 @@ final class Connection {
     func flush() {
         guard !isClosed else { return }
         let cap = context.configuration.maxBufferedOutputBytes
-        if case .http1(let http1) = session { http1.resumeIfPossible() }
+        if case .http1(let http1) = session { _ = http1.resumeIfPossible() }
         writing: while true {
             if case .http2(let http2) = session, pendingOutputBytes < cap {
                 http2.produceOutput(into: &output, limit: cap - pendingOutputBytes)
             }
-            guard pendingOutputBytes > 0 else { break writing }
+            if pendingOutputBytes == 0 {
+                // A pipelined HTTP/1.1 connection held back by back-pressure continues once its output drained.
+                guard !isClosed, case .http1(let http1) = session, http1.resumeIfPossible() else { break writing }
+                continue
+            }
             let result = output.withUnsafeBytes { all in
                 let pending = UnsafeRawBufferPointer(rebasing: all[outputStart...])
                 return tls?.write(pending) ?? Posix.write(fd, pending)
