@@ -13,6 +13,9 @@ public protocol ProtoMessage: Sendable {
     init(serializedBytes: ArraySlice<UInt8>) throws(GRPCStatus)
     /// The protobuf encoding of this message.
     func serializedBytes() -> [UInt8]
+    /// The protobuf encoding behind gRPC's 5-byte length prefix (uncompressed), built in one buffer: a unary
+    /// response body.
+    func framedBytes() -> [UInt8]
     /// The shape of this message, derived once from its protobuf-c descriptor.
     static var schema: MessageSchema { get }
 }
