@@ -13,4 +13,16 @@ public struct VerifiedAppCheckToken: Sendable, Equatable {
     /// Unix seconds.
     public let issuedAt: Int64
     public let expiresAt: Int64
+
+    public init(
+        appID: String, projectNumber: String, audience: [String], jti: String, kid: String, issuedAt: Int64, expiresAt: Int64
+    ) {
+        self.appID = appID
+        self.projectNumber = projectNumber
+        self.audience = audience
+        self.jti = jti
+        self.kid = kid
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
 }

@@ -9,4 +9,12 @@ public struct VerifiedCustomToken: Sendable, Equatable {
     /// Unix seconds.
     public let issuedAt: Int64
     public let expiresAt: Int64
+
+    public init(serviceAccount: String, appID: String, lifetime: TokenLifetime?, issuedAt: Int64, expiresAt: Int64) {
+        self.serviceAccount = serviceAccount
+        self.appID = appID
+        self.lifetime = lifetime
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
 }
