@@ -3,7 +3,7 @@ import AppCheckService
 import Glibc
 #endif
 
-/// attestd's command line: `serve`, `check-config`, `verify`, `inspect`.
+/// attestd's command line: `serve`, `check-config`, `verify`, `inspect`, `keygen`.
 let usage = """
     usage: attestd serve --config FILE
            attestd check-config FILE
@@ -12,6 +12,7 @@ let usage = """
            attestd verify assertion FILE --app-id TEAM.bundle --public-key PEMFILE
                   (--client-data-hash B64 | --client-data B64) --previous-counter N
            attestd inspect FILE [--json]
+           attestd keygen --out DIR [--signing rs256|es256] [--force]
 
     """
 
@@ -35,6 +36,8 @@ case "verify":
     exit(VerifyCommand.run(arguments))
 case "inspect":
     exit(InspectCommand.run(arguments))
+case "keygen":
+    exit(KeygenCommand.run(arguments))
 case "-h", "--help", "help":
     FileHandleOutput.standardOutput(usage)
     exit(0)
