@@ -5,7 +5,7 @@ import Glibc
 
 /// attestd's command line: `serve`, `check-config`, `verify`, `inspect`, `keygen`.
 let usage = """
-    usage: attestd serve --config FILE
+    usage: attestd serve --config FILE [--extra-trust-root PEM ...]
            attestd check-config FILE
            attestd verify attestation FILE --app-id TEAM.bundle [--app-id ...] --key-id B64
                   (--client-data-hash B64 | --challenge B64) [--environment production|development] [--at ISO8601]
@@ -27,8 +27,19 @@ arguments.removeFirst()
 
 switch command {
 case "serve":
-    guard arguments.count == 2, arguments[0] == "--config" else { fail(usage) }
-    exit(ServeCommand.run(configPath: arguments[1]))
+    var configPath: String?
+    var extraRoots: [String] = []
+    var rest = arguments[...]
+    while let flag = rest.popFirst() {
+        guard let value = rest.popFirst() else { fail(usage) }
+        switch flag {
+        case "--config": configPath = value
+        case "--extra-trust-root": extraRoots.append(value)
+        default: fail("attestd serve: unknown option \(flag)\n" + usage)
+        }
+    }
+    guard let configPath else { fail(usage) }
+    exit(ServeCommand.run(configPath: configPath, extraTrustRootPaths: extraRoots))
 case "check-config":
     guard arguments.count == 1 else { fail(usage) }
     exit(ServeCommand.checkConfig(path: arguments[0]))
