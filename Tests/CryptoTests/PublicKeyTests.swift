@@ -67,3 +67,27 @@ struct DERReaderTests {
         #expect(throws: CryptoError(.malformedCertificate, "")) { try Certificate(derEncoded: [0x30, 0x03, 0x02, 0x01, 0x01]) }
     }
 }
+
+@Suite("Public key cache")
+struct PublicKeyCacheTests {
+    let generator = PublicKeyTests().generator
+
+    @Test("returns the same key for a point seen before and stays within its capacity")
+    func cached() throws {
+        let cache = PublicKeyCache(capacity: 1)
+        let first = try cache.key(p256UncompressedPoint: generator)
+        #expect(try cache.key(p256UncompressedPoint: generator) === first)
+        #expect(cache.count == 1)
+        var other = generator
+        other[64] ^= 1
+        #expect(throws: CryptoError(.malformedKey, "")) { try cache.key(p256UncompressedPoint: other) }
+        #expect(cache.count == 1)
+    }
+
+    @Test("builds a fresh key every time with capacity 0")
+    func disabled() throws {
+        let cache = PublicKeyCache(capacity: 0)
+        #expect(try cache.key(p256UncompressedPoint: generator) !== cache.key(p256UncompressedPoint: generator))
+        #expect(cache.count == 0)
+    }
+}
