@@ -85,8 +85,8 @@ struct CMSMessage {
 
         // The signer is the embedded certificate with the sid's issuer and serial number.
         guard let signerIndex = certificates.firstIndex(where: { der in
-            guard let certificate = DERCertificate(der) else { return false }
-            return certificate.issuer.elementsEqual(sid[0].encoded) && certificate.serialNumber.elementsEqual(sid[1].contents)
+            guard let name = DERCertificate.issuerAndSerialNumber(der) else { return false }
+            return name.serialNumber.elementsEqual(sid[1].contents) && name.issuer.elementsEqual(sid[0].encoded)
         }) else { return nil }
 
         // The signature covers the DER of the signed attributes with the SET OF tag in place of [0] IMPLICIT.

@@ -50,6 +50,17 @@ struct DERReaderTests {
         #expect(DERReader.dotted([0x2a, 0x86][...]) == nil)
     }
 
+    @Test("encodes dotted identifiers back to the bytes they were read from")
+    func oidRoundTrip() {
+        for dotted in ["1.2.840.113635.100.8.2", "2.16.840.1.101.3.4.2.1", "2.5.29.15", "1.2.840.10045.3.1.7"] {
+            let contents = DERReader.objectIdentifierContents(dotted)
+            #expect(contents.flatMap { DERReader.dotted($0[...]) } == dotted)
+        }
+        #expect(DERReader.objectIdentifierContents("3.1") == nil)
+        #expect(DERReader.objectIdentifierContents("1.x") == nil)
+        #expect(DERReader.objectIdentifierContents("1") == nil)
+    }
+
     @Test("refuses indefinite lengths and lengths past the end")
     func lengths() {
         var indefinite = DERReader([0x30, 0x80, 0x00, 0x00][...])
