@@ -82,12 +82,6 @@ let package = Package(
             dependencies: ["AppAttestSimulator", "Crypto", "COpenSSL"],
             swiftSettings: swiftSettings
         ),
-        // Runs the built attestd binary (found next to the test bundle) end to end.
-        .testTarget(
-            name: "CLITests",
-            dependencies: ["attestd", "AppAttestSimulator", "AppAttest"],
-            swiftSettings: swiftSettings
-        ),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),
@@ -95,6 +89,12 @@ let package = Package(
         .testTarget(
             name: "AppCheckServiceTests",
             dependencies: ["AppCheckService", "GRPC", "AppCheckMessages", "Tokens"],
+            swiftSettings: swiftSettings
+        ),
+        // Runs the built attestd binary (found next to the test bundle) end to end.
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["attestd", "AppAttestSimulator", "AppAttest"],
             swiftSettings: swiftSettings
         ),
     ]
