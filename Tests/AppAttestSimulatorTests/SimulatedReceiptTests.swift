@@ -32,6 +32,17 @@ struct SimulatedReceiptTests {
         #expect(fields.first { $0.type == 12 }?.value.count == 24)
     }
 
+    @Test("one signer with no signed attributes, and the signing, intermediate and root certificates embedded")
+    func signerAndCertificates() throws {
+        let receipt = Fixtures.receiptCA.sign(payload: [0x31, 0x00])
+        let structure = try #require(OpenSSLCheck.receiptStructure(receipt))
+        #expect(structure.signedAttributes == -1)
+        #expect(structure.certificates.count == 3)
+        #expect(Set(structure.certificates) == [
+            Fixtures.receiptCA.signingCertificateDER, Fixtures.receiptCA.intermediateDER, Fixtures.receiptCA.rootDER,
+        ])
+    }
+
     @Test("a receipt does not verify to another root, although it embeds its own")
     func embeddedRootIsNotTrusted() throws {
         let device = Fixtures.device()
