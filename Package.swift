@@ -89,5 +89,11 @@ let package = Package(
             dependencies: ["AppCheckService", "GRPC", "AppCheckMessages", "Tokens"],
             swiftSettings: swiftSettings
         ),
+        // Runs the built attestd binary (found next to the test bundle) end to end.
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["attestd", "AppAttestSimulator", "AppAttest"],
+            swiftSettings: swiftSettings
+        ),
     ]
 )
