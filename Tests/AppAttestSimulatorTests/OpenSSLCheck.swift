@@ -141,4 +141,29 @@ enum OpenSSLCheck {
             }
         }
     }
+
+    /// The DER of each certificate a CMS message embeds, in order, and its signer's signed-attribute count
+    /// (-1 when the signer has none, as in Apple's receipts).
+    static func receiptStructure(_ der: [UInt8]) -> (certificates: [[UInt8]], signedAttributes: Int32)? {
+        let parsed = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            var cursor = buffer.baseAddress
+            return d2i_CMS_ContentInfo(nil, &cursor, buffer.count)
+        }
+        guard let cms = parsed else { return nil }
+        defer { CMS_ContentInfo_free(cms) }
+        let certificates = CMS_get1_certs(cms)
+        defer { OPENSSL_sk_pop_free(certificates, { X509_free(OpaquePointer($0)) }) }
+        let ders = (0..<OPENSSL_sk_num(certificates)).map { index in
+            let certificate = OpaquePointer(OPENSSL_sk_value(certificates, index))
+            let count = Int(i2d_X509(certificate, nil))
+            return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                var cursor = buffer.baseAddress
+                initialized = Int(i2d_X509(certificate, &cursor))
+            }
+        }
+        let signers = CMS_get0_SignerInfos(cms)
+        guard OPENSSL_sk_num(signers) == 1 else { return nil }
+        let signer = OpaquePointer(OPENSSL_sk_value(signers, 0))
+        return (ders, CMS_signed_get_attr_count(signer))
+    }
 }
