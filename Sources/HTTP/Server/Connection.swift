@@ -8,6 +8,8 @@ final class Connection {
     let fd: Int32
     unowned let loop: EventLoop
     let tls: TLSStream?
+    /// Set for connections without a socket (tests pipe bytes in through `receive(memory:)` and read them here).
+    let memoryOutput: MemoryOutput?
     let remoteAddress: String
     var isDirty = false
     private(set) var isClosed = false
@@ -34,11 +36,12 @@ final class Connection {
     var context: ServerContext { loop.context }
     var logger: Logger { loop.logger }
 
-    init(id: UInt64, fd: Int32, loop: EventLoop, tls: TLSStream?, remoteAddress: String) {
+    init(id: UInt64, fd: Int32, loop: EventLoop, tls: TLSStream?, remoteAddress: String, memoryOutput: MemoryOutput? = nil) {
         self.id = id
         self.fd = fd
         self.loop = loop
         self.tls = tls
+        self.memoryOutput = memoryOutput
         self.remoteAddress = remoteAddress
         self.lastActivity = MonotonicClock.nanoseconds()
         loop.context.openConnections.add(1, ordering: .relaxed)
@@ -93,6 +96,14 @@ final class Connection {
                 return
             }
         }
+        if !isClosed { loop.markDirty(self) }
+    }
+
+    /// Feeds bytes as if read from the socket (connections with a `memoryOutput`).
+    func receive(memory bytes: [UInt8]) {
+        guard !isClosed else { return }
+        lastActivity = MonotonicClock.nanoseconds()
+        bytes.withUnsafeBytes { receive($0) }
         if !isClosed { loop.markDirty(self) }
     }
 
@@ -162,6 +173,10 @@ final class Connection {
             }
             let result = output.withUnsafeBytes { all in
                 let pending = UnsafeRawBufferPointer(rebasing: all[outputStart...])
+                if let memoryOutput {
+                    memoryOutput.bytes.append(contentsOf: pending)
+                    return IOResult.bytes(pending.count)
+                }
                 return tls?.write(pending) ?? Posix.write(fd, pending)
             }
             switch result {
@@ -264,7 +279,18 @@ final class Connection {
         session = .detecting([])
         if pendingOutputBytes == 0 { tls?.shutdown() }
         loop.remove(self)
-        Posix.close(fd)
+        if memoryOutput == nil { Posix.close(fd) }
         context.openConnections.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// The output of a connection that has no socket: what the server wrote, for an in-memory peer to read.
+final class MemoryOutput {
+    var bytes: [UInt8] = []
+
+    /// Returns and clears what was written.
+    func take() -> [UInt8] {
+        defer { bytes = [] }
+        return bytes
     }
 }
