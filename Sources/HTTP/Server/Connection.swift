@@ -6,7 +6,8 @@ import Observability
 final class Connection {
     let id: UInt64
     let fd: Int32
-    unowned let loop: EventLoop
+    /// `unowned(unsafe)`: a loop closes every connection before it exits and outlives them all.
+    unowned(unsafe) let loop: EventLoop
     let tls: TLSStream?
     /// Set for connections without a socket (tests pipe bytes in through `receive(memory:)` and read them here).
     let memoryOutput: MemoryOutput?
@@ -24,6 +25,7 @@ final class Connection {
     /// Close as soon as the pending output has been written (fatal protocol error, `Connection: close`...).
     var closeWhenFlushed = false
     private var registeredEvents: UInt32 = cshims_EPOLLIN
+    private let maxBufferedOutputBytes: Int
     private var session = Session.detecting([])
 
     private enum Session {
@@ -44,6 +46,7 @@ final class Connection {
         self.memoryOutput = memoryOutput
         self.remoteAddress = remoteAddress
         self.lastActivity = MonotonicClock.nanoseconds()
+        self.maxBufferedOutputBytes = loop.context.configuration.maxBufferedOutputBytes
         loop.context.openConnections.add(1, ordering: .relaxed)
     }
 
@@ -66,7 +69,7 @@ final class Connection {
     }
 
     private var wantsToRead: Bool {
-        guard !closeWhenFlushed, pendingOutputBytes <= context.configuration.maxBufferedOutputBytes else { return false }
+        guard !closeWhenFlushed, pendingOutputBytes <= maxBufferedOutputBytes else { return false }
         switch session {
         case .detecting: return true
         case .http1(let http1): return http1.wantsInput
@@ -160,7 +163,7 @@ final class Connection {
     /// Produces pending protocol output, writes as much as the socket takes, then decides what to wait for next.
     func flush() {
         guard !isClosed else { return }
-        let cap = context.configuration.maxBufferedOutputBytes
+        let cap = maxBufferedOutputBytes
         if case .http1(let http1) = session { _ = http1.resumeIfPossible() }
         writing: while true {
             if case .http2(let http2) = session, pendingOutputBytes < cap {
