@@ -26,6 +26,7 @@ final class EventLoop: @unchecked Sendable {
     private var listeners: [LoopListener] = []
     private var connections: [UInt64: Connection] = [:]
     private var dirty: [Connection] = []
+    private var flushing: [Connection] = []
     private var nextConnectionID: UInt64 = EventLoop.firstConnectionToken
     private var state = State.running
     private var lastIdleScan: UInt64 = 0
@@ -286,12 +287,13 @@ final class EventLoop: @unchecked Sendable {
     private func flushDirty() {
         // Flushing may dirty other connections (never in practice, but a responder may run inline), so loop.
         while !dirty.isEmpty {
-            let batch = dirty
-            dirty.removeAll(keepingCapacity: true)
-            for connection in batch {
+            // Swap with a spare array so that neither allocates on a steady-state turn.
+            swap(&dirty, &flushing)
+            for connection in flushing {
                 connection.isDirty = false
                 connection.flush()
             }
+            flushing.removeAll(keepingCapacity: true)
         }
     }
 }
