@@ -110,4 +110,30 @@ struct HTTP2InMemoryTests {
         harness.exchange(rounds: 2)
         #expect(harness.connection.isClosed)
     }
+
+    @Test("recognises the HTTP/2 preface even when it arrives a few bytes at a time")
+    func splitPreface() throws {
+        let harness = try Harness()
+        let stream = harness.client.request(path: "/split")
+        let bytes = harness.client.outgoing()
+        for start in stride(from: 0, to: bytes.count, by: 3) {
+            harness.connection.receive(memory: Array(bytes[start..<min(start + 3, bytes.count)]))
+            harness.loop.runPendingWork()
+        }
+        #expect(harness.exchange { harness.client.responses[stream]!.closed })
+        #expect(harness.client.responses[stream]?.text == "/split")
+        #expect(harness.handler.received.first?.version == .http2)
+    }
+
+    @Test("HTTP/1.1 that happens to start like the preface is still HTTP/1.1")
+    func prefixOfPrefaceThenHTTP1() throws {
+        let harness = try Harness()
+        harness.connection.receive(memory: Array("P".utf8))
+        harness.loop.runPendingWork()
+        harness.connection.receive(memory: Array("OST /p HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n".utf8))
+        harness.loop.runPendingWork()
+        let text = String(decoding: harness.output.take(), as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(text.hasSuffix("\r\n\r\n/p"))
+    }
 }
