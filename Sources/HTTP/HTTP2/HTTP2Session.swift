@@ -18,6 +18,7 @@ final class HTTP2Session {
     private var recentStream: HTTP2Stream?
     /// Streams whose request became complete (or must be answered early) during the current `mem_recv`.
     private var completed: [HTTP2Stream] = []
+    private var dispatching: [HTTP2Stream] = []
     private var failed = false
     private var shutdown = Shutdown.none
     private let limits: HTTPServerConfiguration
@@ -46,6 +47,8 @@ final class HTTP2Session {
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
                 value: UInt32(clamping: limits.maxHeaderListBytes)),
+            // RFC 9218: no RFC 7540 priority tree, so nghttp2 keeps no closed streams around for it.
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES.rawValue), value: 1),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
     }
@@ -72,11 +75,13 @@ final class HTTP2Session {
 
     private func dispatchCompleted() {
         guard !completed.isEmpty else { return }
-        let ready = completed
-        completed.removeAll(keepingCapacity: true)
+        // Swapped out, not copied: a handler answering inline may not touch `completed`, but the swap keeps both
+        // arrays' storage for the next batch.
+        swap(&completed, &dispatching)
+        defer { dispatching.removeAll(keepingCapacity: true) }
         let now = MonotonicClock.nanoseconds()
         let handler = connection.context.handler
-        for stream in ready {
+        for stream in dispatching {
             if stream.headersTooLarge {
                 deliver(HTTPResponse(status: 431), streamID: stream.id)
                 continue
