@@ -53,6 +53,10 @@ final class HTTP1Session {
     /// Nothing received but unanswered, and no request half-read.
     var isIdle: Bool { slots.isEmpty && !messageInProgress }
 
+    /// A complete request is waiting for its response (a half-read request does not count: a client that stalls
+    /// mid-request is closed by the idle timeout).
+    var awaitsResponse: Bool { !slots.isEmpty }
+
     private var mustPause: Bool {
         slots.count >= Int(limits.maxConcurrentStreams)
             || connection.pendingOutputBytes > limits.maxBufferedOutputBytes

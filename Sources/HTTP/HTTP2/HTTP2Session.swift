@@ -152,8 +152,9 @@ final class HTTP2Session {
 
     // MARK: Lifecycle
 
-    /// No stream is open.
-    var isIdle: Bool { streams.isEmpty }
+    /// Some stream's request was handed to the handler and is still waiting for its response (streams whose
+    /// request the client never finished do not count: a client that stalls is closed by the idle timeout).
+    var awaitsResponse: Bool { streams.values.contains { $0.dispatched && !$0.responded } }
 
     /// First of the two GOAWAYs: tells the client to stop opening streams, while ones in flight still arrive.
     func beginGracefulShutdown() {

@@ -248,8 +248,8 @@ final class Connection {
         if case .http2(let http2) = session, http2.sendFinalGoAwayIfDue() { loop.markDirty(self) }
     }
 
-    /// No bytes moved for the idle timeout: close now if nothing is in flight (HTTP/2: GOAWAY first); a peer that
-    /// stopped reading while output is pending is closed too.
+    /// No bytes moved for the idle timeout: close unless a handler still owes a response (HTTP/2: GOAWAY first).
+    /// A peer that stopped reading while output is pending, or stalled halfway through a request, is closed too.
     func closeBecauseIdle() {
         if pendingOutputBytes > 0 {
             logger.debug("closing a connection whose peer stopped reading", [("peer", remoteAddress)])
@@ -260,9 +260,9 @@ final class Connection {
         case .detecting:
             close()
         case .http1(let http1):
-            if http1.isIdle { close() }
+            if !http1.awaitsResponse { close() }
         case .http2(let http2):
-            if http2.isIdle {
+            if !http2.awaitsResponse {
                 http2.goAwayBecauseIdle()
                 closeWhenFlushed = true
                 loop.markDirty(self)
