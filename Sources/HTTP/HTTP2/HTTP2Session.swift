@@ -86,9 +86,11 @@ final class HTTP2Session {
                 deliver(HTTPResponse(status: 431), streamID: stream.id)
                 continue
             }
+            let headers = HTTPHeaders(lowercased: stream.headers)
+            // RFC 9113 §8.3.1: a client may send Host instead of :authority.
+            let authority = stream.authority ?? headers["host"]
             let request = HTTPRequest(
-                method: stream.method, path: stream.path, authority: stream.authority,
-                headers: HTTPHeaders(lowercased: stream.headers), body: stream.body, bodyTooLarge: stream.bodyTooLarge,
+                method: stream.method, path: stream.path, authority: authority, headers: headers, body: stream.body, bodyTooLarge: stream.bodyTooLarge,
                 version: .http2, isTLS: connection.tls != nil, remoteAddress: connection.remoteAddress,
                 receivedAtNanos: now)
             stream.headers = []

@@ -54,8 +54,12 @@ final class H2TestClient {
 
     /// Submits a request; returns its stream id.
     @discardableResult
-    func request(method: String = "GET", path: String, headers: [(String, String)] = [], body: [UInt8]? = nil) -> Int32 {
-        var fields: [(String, String)] = [(":method", method), (":scheme", "http"), (":authority", "localhost"), (":path", path)]
+    func request(
+        method: String = "GET", path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
+        omitAuthority: Bool = false
+    ) -> Int32 {
+        var fields: [(String, String)] = [(":method", method), (":scheme", "http"), (":path", path)]
+        if !omitAuthority { fields.append((":authority", "localhost")) }
         fields += headers
         var arena: [UInt8] = []
         var spans: [(Int, Int, Int, Int)] = []
