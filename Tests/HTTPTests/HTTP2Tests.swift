@@ -1,5 +1,5 @@
 import CNghttp2
-import HTTP
+@testable import HTTP
 import Testing
 
 @Suite("HTTP/2 over cleartext with prior knowledge")
@@ -24,6 +24,14 @@ struct HTTP2Tests {
             #expect(request.remoteAddress.hasPrefix("127.0.0.1:"))
             #expect(request.receivedAtNanos > 0 && request.receivedAtNanos <= MonotonicClock.nanoseconds())
         }
+    }
+
+    @Test("takes the authority from Host when :authority is absent")
+    func hostAsAuthority() throws {
+        let harness = try HTTP2InMemoryTests.Harness()
+        let stream = harness.client.request(path: "/h", headers: [("host", "example.test")], omitAuthority: true)
+        #expect(harness.exchange { harness.client.responses[stream]!.closed })
+        #expect(harness.handler.received.first?.authority == "example.test")
     }
 
     @Test("sends trailers in a trailing HEADERS frame after the body")

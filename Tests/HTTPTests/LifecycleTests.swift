@@ -63,6 +63,13 @@ struct LifecycleTests {
         try TestServer.run(configure: { $0.idleTimeoutSeconds = 1 }) { server in
             let http1 = try TestSocket(port: server.port)
             http1.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            let stalled = try TestSocket(port: server.port)
+            stalled.send("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nhal")
+            let stalledH2 = try H2TestClient(port: server.port)
+            stalledH2.request(method: "POST", path: "/echo", headers: [("content-length", "100")], body: nil)
+            stalledH2.run(seconds: 0.05) { false }
+            let busy = try TestSocket(port: server.port)
+            busy.send("GET /slow/2500 HTTP/1.1\r\nHost: a\r\n\r\n")
             let client = try H2TestClient(port: server.port)
             let stream = client.request(path: "/x")
             #expect(client.run { client.responses[stream]!.closed })
@@ -71,6 +78,11 @@ struct LifecycleTests {
             let (bytes, closed) = http1.receive()
             #expect(HTTP1Responses.parse(bytes).count == 1)
             #expect(closed)
+            // A client stalled halfway through a request is closed too.
+            #expect(stalled.receive() == ([], true))
+            #expect(stalledH2.run(seconds: 4) { stalledH2.peerClosed })
+            // A request whose handler is still working outlives the timeout and gets its answer.
+            #expect(HTTP1Responses.parse(busy.receive { HTTP1Responses.parse($0).count == 1 }.bytes).first?.body == "slow 2500")
         }
     }
 

@@ -34,6 +34,19 @@ struct TLSTests {
         }
     }
 
+    @Test("accepts TLS 1.2 as well as 1.3")
+    func tls12() throws {
+        let files = try Command.selfSignedCertificate()
+        let tls = TLSConfiguration(certificatePath: files.certificate, privateKeyPath: files.key)
+        try TestServer.run(tls: tls) { server in
+            let result = try Command.run("/usr/bin/curl", [
+                "-sk", "--http2", "--tlsv1.2", "--tls-max", "1.2", "-w", " %{http_version}",
+                "https://127.0.0.1:\(server.tlsPort)/twelve",
+            ])
+            #expect(result.output == "/twelve 2")
+        }
+    }
+
     @Test("the cleartext listener beside a TLS one still serves h2c")
     func cleartextBesideTLS() throws {
         let files = try Command.selfSignedCertificate()

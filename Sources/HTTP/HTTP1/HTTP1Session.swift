@@ -53,6 +53,10 @@ final class HTTP1Session {
     /// Nothing received but unanswered, and no request half-read.
     var isIdle: Bool { slots.isEmpty && !messageInProgress }
 
+    /// A complete request is waiting for its response (a half-read request does not count: a client that stalls
+    /// mid-request is closed by the idle timeout).
+    var awaitsResponse: Bool { !slots.isEmpty }
+
     private var mustPause: Bool {
         slots.count >= Int(limits.maxConcurrentStreams)
             || connection.pendingOutputBytes > limits.maxBufferedOutputBytes
@@ -99,7 +103,8 @@ final class HTTP1Session {
                     return
                 }
                 // One request at a time: the handler may answer inline, so the output it produces is known before
-                // the next pipelined request is parsed.
+                // the next pipelined request is parsed. This also means `Upgrade` (e.g. h2c) is ignored, as RFC 9110
+                // allows: the request is answered over HTTP/1.1 and the connection stays keep-alive.
                 dispatchReady()
                 if mustPause && !stopped {
                     pausedForBackPressure = true
@@ -110,11 +115,6 @@ final class HTTP1Session {
             }
             if error != HPE_OK.rawValue {
                 reject(status: headerOverflow ? 431 : 400)
-                return
-            }
-            if parser.pointee.upgrade != 0 {
-                // Upgrades (h2c, websocket, CONNECT) are not offered: answer the request, then close.
-                stopped = true
                 return
             }
             if parsed == 0 { return }

@@ -18,6 +18,7 @@ final class HTTP2Session {
     private var recentStream: HTTP2Stream?
     /// Streams whose request became complete (or must be answered early) during the current `mem_recv`.
     private var completed: [HTTP2Stream] = []
+    private var dispatching: [HTTP2Stream] = []
     private var failed = false
     private var shutdown = Shutdown.none
     private let limits: HTTPServerConfiguration
@@ -46,6 +47,8 @@ final class HTTP2Session {
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
                 value: UInt32(clamping: limits.maxHeaderListBytes)),
+            // RFC 9218: no RFC 7540 priority tree, so nghttp2 keeps no closed streams around for it.
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES.rawValue), value: 1),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
     }
@@ -72,18 +75,22 @@ final class HTTP2Session {
 
     private func dispatchCompleted() {
         guard !completed.isEmpty else { return }
-        let ready = completed
-        completed.removeAll(keepingCapacity: true)
+        // Swapped out, not copied: a handler answering inline may not touch `completed`, but the swap keeps both
+        // arrays' storage for the next batch.
+        swap(&completed, &dispatching)
+        defer { dispatching.removeAll(keepingCapacity: true) }
         let now = MonotonicClock.nanoseconds()
         let handler = connection.context.handler
-        for stream in ready {
+        for stream in dispatching {
             if stream.headersTooLarge {
                 deliver(HTTPResponse(status: 431), streamID: stream.id)
                 continue
             }
+            let headers = HTTPHeaders(lowercased: stream.headers)
+            // RFC 9113 §8.3.1: a client may send Host instead of :authority.
+            let authority = stream.authority ?? headers["host"]
             let request = HTTPRequest(
-                method: stream.method, path: stream.path, authority: stream.authority,
-                headers: HTTPHeaders(lowercased: stream.headers), body: stream.body, bodyTooLarge: stream.bodyTooLarge,
+                method: stream.method, path: stream.path, authority: authority, headers: headers, body: stream.body, bodyTooLarge: stream.bodyTooLarge,
                 version: .http2, isTLS: connection.tls != nil, remoteAddress: connection.remoteAddress,
                 receivedAtNanos: now)
             stream.headers = []
@@ -147,8 +154,9 @@ final class HTTP2Session {
 
     // MARK: Lifecycle
 
-    /// No stream is open.
-    var isIdle: Bool { streams.isEmpty }
+    /// Some stream's request was handed to the handler and is still waiting for its response (streams whose
+    /// request the client never finished do not count: a client that stalls is closed by the idle timeout).
+    var awaitsResponse: Bool { streams.values.contains { $0.dispatched && !$0.responded } }
 
     /// First of the two GOAWAYs: tells the client to stop opening streams, while ones in flight still arrive.
     func beginGracefulShutdown() {

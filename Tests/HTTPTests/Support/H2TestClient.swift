@@ -13,17 +13,27 @@ struct H2TestResponse {
     var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// A minimal, blocking HTTP/2 client over nghttp2 and a plain socket (prior knowledge h2c), for tests.
+/// A minimal HTTP/2 client over nghttp2, for tests: blocking over a plain socket (prior knowledge h2c), or
+/// driven by hand in memory (`outgoing()` / `incoming(_:)`).
 final class H2TestClient {
-    let socket: TestSocket
+    let socket: TestSocket?
     private var session: OpaquePointer?
     var responses: [Int32: H2TestResponse] = [:]
     private var requestBodies: [Int32: ([UInt8], Int)] = [:]
     var goAwayLastStreamIDs: [Int32] = []
     var peerClosed = false
 
-    init(port: Int) throws {
-        socket = try TestSocket(port: port)
+    convenience init(port: Int) throws {
+        self.init(socket: try TestSocket(port: port))
+    }
+
+    /// A client with no socket: move bytes with `outgoing()` and `incoming(_:)`.
+    convenience init() {
+        self.init(socket: nil)
+    }
+
+    private init(socket: TestSocket?) {
+        self.socket = socket
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -44,8 +54,12 @@ final class H2TestClient {
 
     /// Submits a request; returns its stream id.
     @discardableResult
-    func request(method: String = "GET", path: String, headers: [(String, String)] = [], body: [UInt8]? = nil) -> Int32 {
-        var fields: [(String, String)] = [(":method", method), (":scheme", "http"), (":authority", "localhost"), (":path", path)]
+    func request(
+        method: String = "GET", path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
+        omitAuthority: Bool = false
+    ) -> Int32 {
+        var fields: [(String, String)] = [(":method", method), (":scheme", "http"), (":path", path)]
+        if !omitAuthority { fields.append((":authority", "localhost")) }
         fields += headers
         var arena: [UInt8] = []
         var spans: [(Int, Int, Int, Int)] = []
@@ -79,13 +93,10 @@ final class H2TestClient {
         let deadline = Double(DispatchTimeShim.nanoseconds()) / 1e9 + seconds
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while !done() && !peerClosed && Double(DispatchTimeShim.nanoseconds()) / 1e9 < deadline {
-            while nghttp2_session_want_write(session) != 0 {
-                var data: UnsafePointer<UInt8>?
-                let count = nghttp2_session_mem_send(session, &data)
-                guard count > 0, let data else { break }
-                socket.send(Array(UnsafeBufferPointer(start: data, count: count)))
-            }
+            let pending = outgoing()
+            if !pending.isEmpty { socket?.send(pending) }
             if done() { break }
+            guard let socket else { break }
             var poller = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 50) > 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, $0.count, 0) }
@@ -100,8 +111,28 @@ final class H2TestClient {
         return done()
     }
 
-    /// Sends raw bytes outside nghttp2 (for malformed input).
-    func sendRaw(_ bytes: [UInt8]) { socket.send(bytes) }
+    /// Everything nghttp2 wants to send now.
+    func outgoing() -> [UInt8] {
+        var bytes: [UInt8] = []
+        while nghttp2_session_want_write(session) != 0 {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            guard count > 0, let data else { break }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+        }
+        return bytes
+    }
+
+    /// Feeds bytes from the server to nghttp2.
+    func incoming(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        bytes.withUnsafeBufferPointer { _ = nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
+    }
+
+    /// Submits RST_STREAM(CANCEL) for a stream.
+    func cancel(_ streamID: Int32) {
+        nghttp2_submit_rst_stream(session, 0, streamID, NGHTTP2_CANCEL.rawValue)
+    }
 
     fileprivate func readBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
         guard case (let body, var offset)? = requestBodies[streamID] else {

@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import HTTP
 import Synchronization
 
@@ -25,13 +25,15 @@ final class TestHandler: HTTPHandler {
         case "async":
             headers.add("x-thread", "other")
             let headers = headers
-            DispatchQueue.global().async {
+            // A thread of its own: Dispatch's workers are shared with Swift Testing's (blocked) test threads.
+            Thread.detachNewThread {
                 responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("async".utf8)))
             }
         case "slow":
             let milliseconds = Int(parts.count > 1 ? parts[1] : "100") ?? 100
             let headers = headers
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
+            Thread.detachNewThread {
+                usleep(UInt32(milliseconds) * 1000)
                 responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("slow \(milliseconds)".utf8)))
             }
         case "big":

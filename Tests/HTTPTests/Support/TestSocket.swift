@@ -1,7 +1,7 @@
 import Glibc
 
 /// A blocking TCP client socket with a receive timeout, so a broken server fails a test instead of hanging it.
-struct TestSocket: ~Copyable {
+final class TestSocket {
     let fd: Int32
 
     struct Failure: Error, CustomStringConvertible {
