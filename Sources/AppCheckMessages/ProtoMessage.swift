@@ -31,12 +31,10 @@ extension ProtoMessage {
     }
 
     /// The proto3 JSON form of this message (lowerCamelCase names, standard base64, defaults omitted).
-    public func jsonBytes() -> [UInt8] {
-        do {
-            return try JSONTranscoder.json(fromProtobuf: serializedBytes(), schema: Self.schema)
-        } catch {
-            // protobuf-c's own encoding of a message always matches the schema derived from the same descriptor.
-            preconditionFailure("\(Self.schema.fullName) failed to transcode its own encoding: \(error)")
-        }
+    ///
+    /// - Throws: INTERNAL when a value has no JSON form (a Timestamp outside years 1–9999, a Duration or Timestamp
+    ///   with out-of-range nanoseconds): a bug in whoever built the message, reported rather than sent.
+    public func jsonBytes() throws(GRPCStatus) -> [UInt8] {
+        try JSONTranscoder.json(fromProtobuf: serializedBytes(), schema: Self.schema)
     }
 }
