@@ -129,13 +129,13 @@ class AttestdServer:
     def start(self, timeout: float = 30.0) -> None:
         binary = attestd_binary()
         assert binary.exists(), f"{binary} does not exist: build attestd first (or set ATTESTD_BIN)"
-        with open(self.log_path, "wb") as log:
+        with open(self.log_path, "wb") as log, open(self.directory / "attestd.out", "wb") as out:
             self.process = subprocess.Popen(
                 [str(binary), "serve", "--config", str(self.config_path)],
                 cwd=self.directory,
                 stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
+                stdout=out,
+                stderr=log,
             )
         deadline = time.monotonic() + timeout
         for port in self.ports:
@@ -174,6 +174,19 @@ class AttestdServer:
     @property
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
+
+    def log_records(self) -> list[dict]:
+        """The stderr log, which must be one JSON object per line."""
+        records = []
+        for number, line in enumerate(self.log_path.read_text(errors="replace").splitlines(), 1):
+            if line.strip():
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise AssertionError(f"log line {number} is not JSON: {line!r}") from error
+                assert isinstance(record, dict), f"log line {number} is not a JSON object: {line!r}"
+                records.append(record)
+        return records
 
     def log_tail(self, lines: int = 30) -> str:
         try:

@@ -26,6 +26,14 @@ def server(tmp_path_factory: pytest.TempPathFactory, tls_files: tuple[Path, Path
     assert instance.alive, f"attestd died during the run:\n{instance.log_tail()}"
     code = instance.stop()
     assert code == 0, f"attestd exited with {code} after SIGTERM:\n{instance.log_tail()}"
+    # Everything the run wrote to stderr is structured: one JSON object per line, each with a level and a message.
+    records = instance.log_records()
+    assert records, "attestd logged nothing"
+    for record in records:
+        assert {"level", "msg"} <= record.keys(), record
+    # The error answers of the suite are logged with a request id (issue 2: "with a request id").
+    request_id_keys = {"requestid", "request_id", "request-id"}
+    assert any(request_id_keys & {key.lower() for key in record} for record in records), "no log record has a request id"
 
 
 @pytest.fixture

@@ -116,7 +116,7 @@ def test_a_stream_that_never_finishes_does_not_hold_shutdown_past_the_grace_peri
     code = server.wait(timeout=grace + 5)
     elapsed = time.monotonic() - started
     assert code == 0, server.log_tail()
-    assert elapsed < grace + 1.5, f"took {elapsed:.1f}s with a {grace}s grace period"
+    assert elapsed < grace + 2.5, f"took {elapsed:.1f}s with a {grace}s grace period"
     client.read_until_closed(timeout=2)
     idle.settimeout(2)
     assert idle.recv(1) == b""
