@@ -35,6 +35,17 @@ def counts_failure(port: int, app: str, provider: str, reason: str, times: int =
     )
 
 
+@contextmanager
+def counts_one_failure_of(port: int, app: str, provider: str, reasons: tuple[str, ...]) -> Iterator[None]:
+    """Asserts the block made exactly one of the failure counters for `reasons` grow, by exactly one: for a refusal
+    that more than one check may catch first, depending on the order the server checks in."""
+    before = failure_counts(port)
+    yield
+    after = failure_counts(port)
+    grown = {r: after.get((app, provider, r), 0.0) - before.get((app, provider, r), 0.0) for r in reasons}
+    assert sorted(grown.values()) == [0.0] * (len(reasons) - 1) + [1.0], f"{FAILURES} growth by reason: {grown}"
+
+
 def assert_denied(refused: Refused) -> None:
     """The contract's refusal (§5): PERMISSION_DENIED, 403 over REST, and only "App attestation failed."."""
     assert refused.status == "PERMISSION_DENIED", refused
