@@ -34,7 +34,7 @@ extension SimulatedKey {
         let file = File(
             keyId: keyIDBase64, publicKey: Base64Text.standard(publicKey), privateKey: pair.privateKeyPEM, counter: counter)
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data
         do {
             data = try encoder.encode(file)

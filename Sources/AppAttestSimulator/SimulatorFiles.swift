@@ -14,7 +14,8 @@ enum SimulatorFiles {
 
     static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-    /// Creates `directory` (0700, one level) unless it exists; true when it was created.
+    /// Creates `directory` (0700), and any missing parents (0700 too: `.keys` holds other secrets), unless it
+    /// exists; true when it was created.
     @discardableResult
     static func makeDirectory(_ directory: String) throws(SimulatorFileError) -> Bool {
         var status = stat()
@@ -22,7 +23,12 @@ enum SimulatorFiles {
             guard status.st_mode & S_IFMT == S_IFDIR else { throw SimulatorFileError.notADirectory.with(detail: directory) }
             return false
         }
-        guard mkdir(directory, 0o700) == 0 else {
+        var parent = directory
+        while parent.hasSuffix("/") { parent.removeLast() }
+        if let slash = parent.lastIndex(of: "/"), slash != parent.startIndex {
+            try makeDirectory(String(parent[..<slash]))
+        }
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
             throw SimulatorFileError.cannotWrite.with(detail: "\(directory): \(reason())")
         }
         return true
