@@ -210,6 +210,7 @@ class AttestdServer:
 DEV_APPLE_APP_ID = "DEVTEAM123.dev.attestd.example"
 PROD_APP_ID = f"1:{PROJECT_NUMBER}:ios:fedcba9876543210"
 PROD_APPLE_APP_ID = "PRODTEAM12.dev.attestd.production"
+PROD_ALLOWED_VALIDATION_CATEGORY = 1
 # A debug token as the iOS debug provider makes them (a UUID); the configuration holds only its SHA-256.
 DEBUG_TOKEN = "6f1c2a2e-8d3b-4b7e-9a57-3c0f5e2d9b41"
 SERVICE_ACCOUNT_EMAIL = f"attestd-e2e@{PROJECT_ID}.iam.gserviceaccount.com"
@@ -236,7 +237,11 @@ def exchange_config(
     development["tokenTtlSeconds"] = DEV_TOKEN_TTL_SECONDS
     development["debugTokenHashes"] = [hashlib.sha256(DEBUG_TOKEN.encode()).hexdigest()]
     team, bundle = PROD_APPLE_APP_ID.split(".", 1)
-    project["apps"].append({"appId": PROD_APP_ID, "teamId": team, "bundleIds": [bundle], "environment": "production"})
+    project["apps"].append({
+        "appId": PROD_APP_ID, "teamId": team, "bundleIds": [bundle], "environment": "production",
+        # iOS 27 devices state a validation category; this app takes only PROD_ALLOWED_VALIDATION_CATEGORY.
+        "allowedValidationCategories": [PROD_ALLOWED_VALIDATION_CATEGORY],
+    })
     project["serviceAccounts"] = [{"email": SERVICE_ACCOUNT_EMAIL, "publicKey": service_account_pem}]
     return config
 

@@ -6,6 +6,7 @@ A device attests (challenge → attestation → artifact + token), then refreshe
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 from pathlib import Path
@@ -14,11 +15,11 @@ from typing import Iterator
 import firebase_admin
 import pytest
 
+from attestd_server import DEV_APPLE_APP_ID, DEV_TOKEN_TTL_SECONDS
 from conftest import ExchangeServer
 from device import attest_device, refresh
 from exchange import GrpcExchange, RestExchange, Token, grpc_channel
 from sim import Simulator
-from attestd_server import DEV_APPLE_APP_ID, DEV_TOKEN_TTL_SECONDS
 from tokens import verify_with_admin, verify_with_pyjwt
 from wire import APP_ID, APP_NAME, APP_NAME_BY_PROJECT_ID, PROJECT_ID, PROJECT_NUMBER
 
@@ -121,3 +122,33 @@ def test_the_jwks_is_published_on_both_paths_and_over_grpc_with_a_cache_of_at_mo
     finally:
         channel.close()
     assert [(k.kid, k.n, k.e) for k in jwk_set.keys] == [(k["kid"], k["n"], k["e"]) for k in keys]
+
+
+def urlsafe(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def test_rest_also_takes_lower_camel_case_keys_and_unpadded_url_safe_base64(
+    exchange_server: ExchangeServer, simulator: Simulator, firebase_app: firebase_admin.App
+) -> None:
+    """Contract §3: what other clients send (proto3 JSON names, base64url without padding) works as well."""
+    client = RestExchange(exchange_server.server.h2c_port)
+    try:
+        app = APP_NAME_BY_PROJECT_ID
+        challenge = client.challenge(app)
+        key = simulator.attest(DEV_APPLE_APP_ID, challenge)
+        answer = client.post(
+            f"/v1/{app}:exchangeAppAttestAttestation",
+            {"keyId": urlsafe(key.key_id), "attestationStatement": urlsafe(key.attestation), "challenge": urlsafe(challenge)},
+        )
+        artifact = base64.b64decode(answer["artifact"], validate=True)
+        check_token(RestExchange._token(answer["appCheckToken"]), exchange_server, firebase_app, DEV_TOKEN_TTL_SECONDS)
+        challenge = client.challenge(app)
+        assertion = simulator.assertion(key, artifact + challenge).assertion
+        answer = client.post(
+            f"/v1/{app}:exchangeAppAttestAssertion",
+            {"artifact": urlsafe(artifact), "challenge": urlsafe(challenge), "assertion": urlsafe(assertion), "limitedUse": True},
+        )
+        check_token(RestExchange._token(answer), exchange_server, firebase_app, LIMITED_USE_TTL_SECONDS)
+    finally:
+        client.close()

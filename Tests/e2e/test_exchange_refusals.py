@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from attestd_server import DEV_APPLE_APP_ID, PROD_APP_ID, PROD_APPLE_APP_ID
+from attestd_server import DEV_APPLE_APP_ID, PROD_ALLOWED_VALIDATION_CATEGORY, PROD_APP_ID, PROD_APPLE_APP_ID
 from conftest import ExchangeServer
 from device import attest_device, prepare_assertion, refresh
 from exchange import GrpcExchange, Refused, RestExchange
@@ -172,3 +172,32 @@ def test_an_attestation_signed_for_another_app_id_is_refused(
     key = simulator.attest(PROD_APPLE_APP_ID, challenge, "development")
     with counts_failure(exchange_server.server.h2c_port, APP_ID, PROVIDER, "appIdMismatch"):
         denied(lambda: exchange_client.attest(app, key.key_id, key.attestation, challenge))
+
+
+def test_a_validation_category_the_app_does_not_allow_is_refused(
+    exchange_client: GrpcExchange | RestExchange, exchange_server: ExchangeServer, simulator: Simulator
+) -> None:
+    app = app_name(exchange_client, PROD_APP_ID)
+    allowed = PROD_ALLOWED_VALIDATION_CATEGORY
+    challenge = exchange_client.challenge(app)
+    key = simulator.attest(PROD_APPLE_APP_ID, challenge, "production", validation_category=allowed)
+    exchange_client.attest(app, key.key_id, key.attestation, challenge)
+    challenge = exchange_client.challenge(app)
+    key = simulator.attest(PROD_APPLE_APP_ID, challenge, "production", validation_category=allowed + 1)
+    with counts_failure(exchange_server.server.h2c_port, PROD_APP_ID, PROVIDER, "validationCategoryNotAllowed"):
+        denied(lambda: exchange_client.attest(app, key.key_id, key.attestation, challenge))
+
+
+def test_the_log_names_the_reason_the_client_is_not_told(
+    exchange_client: GrpcExchange | RestExchange, exchange_server: ExchangeServer, simulator: Simulator
+) -> None:
+    app = app_name(exchange_client)
+    expired = craft_challenge(exchange_server.challenge_secret, APP_ID, int(time.time()) - 1)
+    key = simulator.attest(DEV_APPLE_APP_ID, expired)
+    before = len(exchange_server.server.log_records())
+    refused = denied(lambda: exchange_client.attest(app, key.key_id, key.attestation, expired))
+    assert "expired" not in refused.message.lower()
+    records = exchange_server.server.log_records()[before:]
+    assert any(
+        record.get("reason") == "challengeExpired" and record.get("app") == APP_ID for record in records
+    ), f"no log record names the reason: {records}"
