@@ -145,15 +145,9 @@ class RestExchange:
         if body is not None:
             payload = json.dumps(body).encode()
             all_headers["Content-Type"] = "application/json"
-        try:
-            self.connection.request("POST", path, body=payload, headers=all_headers)
-            response = self.connection.getresponse()
-        except (http.client.HTTPException, OSError):
-            # The server may close an idle keep-alive connection between tests; the SDK would reconnect too.
-            self.connection.close()
-            self.connection = self._connect()
-            self.connection.request("POST", path, body=payload, headers=all_headers)
-            response = self.connection.getresponse()
+        # No retry on a broken connection: a POST here changes state, and a dropped connection is a finding.
+        self.connection.request("POST", path, body=payload, headers=all_headers)
+        response = self.connection.getresponse()
         data = response.read()
         assert response.getheader("content-type", "").startswith("application/json"), (response.status, data)
         decoded = json.loads(data)
