@@ -7,6 +7,7 @@ A device attests (challenge → attestation → artifact + token), then refreshe
 from __future__ import annotations
 
 import base64
+import hashlib
 import http.client
 import json
 from pathlib import Path
@@ -86,6 +87,12 @@ def test_limited_use_tokens_from_both_handshakes_live_five_minutes(
     check_token(token, exchange_server, firebase_app, LIMITED_USE_TTL_SECONDS)
 
 
+def rfc7638_thumbprint(jwk: dict) -> str:
+    """base64url(SHA-256 of the required members in lexicographic order, no whitespace)."""
+    canonical = json.dumps({"e": jwk["e"], "kty": jwk["kty"], "n": jwk["n"]}, separators=(",", ":"), sort_keys=True)
+    return base64.urlsafe_b64encode(hashlib.sha256(canonical.encode()).digest()).decode().rstrip("=")
+
+
 def get(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
@@ -114,6 +121,7 @@ def test_the_jwks_is_published_on_both_paths_and_over_grpc_with_a_cache_of_at_mo
     for key in keys:
         assert key["kty"] == "RSA" and key["use"] == "sig" and key["alg"] == "RS256" and key["kid"], key
         assert key["e"] == "AQAB" and "=" not in key["n"], key  # base64url without padding, as JWK wants
+        assert key["kid"] == rfc7638_thumbprint(key), key
     channel = grpc_channel(port)
     try:
         jwk_set = GrpcExchange(channel).stub.GetPublicJwkSet(

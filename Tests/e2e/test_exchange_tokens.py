@@ -11,6 +11,7 @@ import time
 import firebase_admin
 import jwt
 import pytest
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from attestd_server import DEBUG_TOKEN, DEV_TOKEN_TTL_SECONDS, SERVICE_ACCOUNT_EMAIL
@@ -204,6 +205,51 @@ def test_verifying_an_invalid_token_is_permission_denied(
     invalid = make(limited_use_token(exchange_client, exchange_server))
     with counts_failure(exchange_server.server.h2c_port, "", "app_check_token", reason):
         denied(lambda: exchange_client.verify(PROJECT, invalid))
+
+
+def signed_by_attestd(server: ExchangeServer, template: str, **changes) -> str:
+    """`template`'s header and claims with `changes`, signed with attestd's own token-signing key (read from its
+    key directory): a token that is genuine in every respect but the changed claims."""
+    pem = (server.server.directory / "keys" / "token-signing.pem").read_bytes()
+    header = jwt.get_unverified_header(template)
+    claims = jwt.decode(template, options={"verify_signature": False})
+    claims.update(changes)
+    return jwt.encode(claims, serialization.load_pem_private_key(pem, None), algorithm="RS256",
+                      headers={"kid": header["kid"], "typ": "JWT"})
+
+
+@pytest.mark.parametrize(
+    "changes, reason",
+    [
+        (lambda now: {}, None),
+        (lambda now: {"iat": now - 600, "exp": now - 300}, "tokenExpired"),
+        (lambda now: {"aud": ["projects/999999999999", "projects/someone-else"]}, "tokenWrongAudience"),
+        (lambda now: {"aud": f"projects/{PROJECT_ID}"}, "tokenWrongAudience"),
+        (lambda now: {"iss": "https://example.com/123456789012"}, "tokenWrongIssuer"),
+    ],
+    ids=["unchanged", "expired", "other-project", "audience-not-an-array", "foreign-issuer"],
+)
+def test_verifying_a_genuinely_signed_token_with_a_bad_claim_is_permission_denied(
+    changes, reason: str | None, exchange_client: GrpcExchange | RestExchange, exchange_server: ExchangeServer
+) -> None:
+    forged = signed_by_attestd(exchange_server, limited_use_token(exchange_client, exchange_server), **changes(int(time.time())))
+    if reason is None:
+        # The re-signed token with nothing changed passes: the signing is faithful, so the others fail on their claim.
+        assert exchange_client.verify(PROJECT, forged) is False
+        return
+    with counts_failure(exchange_server.server.h2c_port, "", "app_check_token", reason):
+        denied(lambda: exchange_client.verify(PROJECT, forged))
+
+
+def test_verify_is_also_served_under_v1_for_rest(exchange_server: ExchangeServer) -> None:
+    client = RestExchange(exchange_server.server.h2c_port)
+    try:
+        token = limited_use_token(client, exchange_server)
+        path = f"/v1/{PROJECT}:verifyAppCheckToken"
+        assert client.post(path, {"app_check_token": token}).get("alreadyConsumed", False) is False
+        assert client.post(path, {"appCheckToken": token}).get("alreadyConsumed", False) is True
+    finally:
+        client.close()
 
 
 def test_verifying_for_a_project_attestd_does_not_serve_is_not_found_and_consumes_nothing(
