@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from wire import APP_ID, PROJECT_ID, PROJECT_NUMBER
@@ -244,6 +245,14 @@ def exchange_config(
     })
     project["serviceAccounts"] = [{"email": SERVICE_ACCOUNT_EMAIL, "publicKey": service_account_pem}]
     return config
+
+
+@dataclass
+class ExchangeServer:
+    """An attestd started with exchange_config(), and what the tests need to know about its setup."""
+
+    server: AttestdServer
+    challenge_secret: bytes
 
 
 def write_challenge_key(directory: Path) -> bytes:

@@ -3,7 +3,6 @@ exchange servers (simulator roots trusted, debug token, service account, product
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -14,16 +13,17 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from attestd_server import (
     AttestdServer,
+    ExchangeServer,
     base_config,
     exchange_config,
     free_ports,
     make_tls_files,
     write_challenge_key,
 )
-from wire import PROJECT_ID
 from exchange import GrpcExchange, RestExchange, grpc_channel
 from sim import Simulator
 from tokens import admin_app, admin_urls, service_account_key
+from wire import PROJECT_ID
 
 
 @pytest.fixture(scope="session")
@@ -81,14 +81,6 @@ def simulator(tmp_path_factory: pytest.TempPathFactory) -> Simulator:
 def service_account() -> rsa.RSAPrivateKey:
     """The RSA key of the project's service account; attestd is given only its public half."""
     return service_account_key()
-
-
-@dataclass
-class ExchangeServer:
-    """An attestd configured for the token exchanges, with what the tests need to know about its setup."""
-
-    server: AttestdServer
-    challenge_secret: bytes
 
 
 def start_exchange_server(

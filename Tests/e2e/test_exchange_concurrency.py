@@ -12,8 +12,7 @@ from typing import Iterator
 import grpc
 import pytest
 
-from attestd_server import DEV_APPLE_APP_ID
-from conftest import ExchangeServer
+from attestd_server import DEV_APPLE_APP_ID, ExchangeServer
 from device import AttestedDevice, PreparedAssertion, attest_device, prepare_assertion, refresh
 from exchange import GrpcExchange, grpc_channel
 from failures import counts_failure

@@ -16,8 +16,7 @@ from typing import Iterator
 import firebase_admin
 import pytest
 
-from attestd_server import DEV_APPLE_APP_ID, DEV_TOKEN_TTL_SECONDS
-from conftest import ExchangeServer
+from attestd_server import DEV_APPLE_APP_ID, DEV_TOKEN_TTL_SECONDS, ExchangeServer
 from device import attest_device, refresh
 from exchange import GrpcExchange, RestExchange, Token, grpc_channel
 from sim import Simulator

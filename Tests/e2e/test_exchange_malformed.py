@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from attestd_server import DEV_APPLE_APP_ID
-from conftest import ExchangeServer
+from attestd_server import DEV_APPLE_APP_ID, ExchangeServer
 from device import attest_device
 from exchange import GrpcExchange, Refused, RestExchange
 from sim import Simulator, b64

@@ -8,10 +8,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
-import grpc
-
-from attestd_server import DEV_APPLE_APP_ID
-from conftest import ExchangeServer
+from attestd_server import DEV_APPLE_APP_ID, ExchangeServer
 from device import attest_device
 from exchange import GrpcExchange, Refused, RestExchange, grpc_channel
 from sim import AttestedKey, Simulator

@@ -11,8 +11,13 @@ import time
 
 import pytest
 
-from attestd_server import DEV_APPLE_APP_ID, PROD_ALLOWED_VALIDATION_CATEGORY, PROD_APP_ID, PROD_APPLE_APP_ID
-from conftest import ExchangeServer
+from attestd_server import (
+    DEV_APPLE_APP_ID,
+    PROD_ALLOWED_VALIDATION_CATEGORY,
+    PROD_APP_ID,
+    PROD_APPLE_APP_ID,
+    ExchangeServer,
+)
 from device import attest_device, prepare_assertion, refresh
 from exchange import GrpcExchange, Refused, RestExchange
 from failures import assert_denied, counts_failure, counts_one_failure_of

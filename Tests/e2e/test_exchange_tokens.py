@@ -14,8 +14,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from attestd_server import DEBUG_TOKEN, DEV_TOKEN_TTL_SECONDS, SERVICE_ACCOUNT_EMAIL
-from conftest import ExchangeServer
+from attestd_server import DEBUG_TOKEN, DEV_TOKEN_TTL_SECONDS, ExchangeServer, SERVICE_ACCOUNT_EMAIL
 from exchange import GrpcExchange, Refused, RestExchange, grpc_channel
 from failures import assert_denied, counts_failure
 from tokens import custom_token, service_account_key, verify_with_admin, verify_with_pyjwt
