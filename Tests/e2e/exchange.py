@@ -19,6 +19,7 @@ from pathlib import Path
 import grpc
 
 import protos
+from curl import curl
 from sim import b64
 
 APP_CHECK = "google.firebase.appcheck.v1"
@@ -145,17 +146,20 @@ class RestExchange:
         if body is not None:
             payload = json.dumps(body).encode()
             all_headers["Content-Type"] = "application/json"
-        # No retry on a broken connection: a POST here changes state, and a dropped connection is a finding.
-        self.connection.request("POST", path, body=payload, headers=all_headers)
-        response = self.connection.getresponse()
-        data = response.read()
-        assert response.getheader("content-type", "").startswith("application/json"), (response.status, data)
+        status, content_type, data = self._send(path, payload, all_headers)
+        assert content_type.startswith("application/json"), (status, data)
         decoded = json.loads(data)
-        if response.status != 200:
+        if status != 200:
             error = decoded["error"]
-            assert error["code"] == response.status, decoded
-            raise Refused(error["status"], error["message"], response.status)
+            assert error["code"] == status, decoded
+            raise Refused(error["status"], error["message"], status)
         return decoded
+
+    def _send(self, path: str, payload: bytes | None, headers: dict[str, str]) -> tuple[int, str, bytes]:
+        # No retry on a broken connection: a POST here changes state, and a dropped connection is a finding.
+        self.connection.request("POST", path, body=payload, headers=headers)
+        response = self.connection.getresponse()
+        return response.status, response.getheader("content-type", ""), response.read()
 
     @staticmethod
     def _bytes(value: object) -> bytes:
@@ -207,3 +211,26 @@ class RestExchange:
         consumed = answer.get("alreadyConsumed", False)
         assert isinstance(consumed, bool), answer
         return consumed
+
+
+class CurlRestExchange(RestExchange):
+    """The same requests over HTTP/2 with TLS (ALPN h2), as NSURLSession sends them to an HTTPS base URL; one curl
+    run per call. A POST without a body is a HEADERS frame that ends the stream, with no Content-Type."""
+
+    def __init__(self, port: int, tls_certificate: Path, timeout: float = 30.0):
+        super().__init__(port, tls_certificate, timeout)
+
+    def _connect(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port)  # unused: every call is its own curl run
+
+    def _send(self, path: str, payload: bytes | None, headers: dict[str, str]) -> tuple[int, str, bytes]:
+        options = ["--http2", "--cacert", str(self.tls_certificate), "--resolve", f"localhost:{self.port}:127.0.0.1"]
+        options += ["-X", "POST"]
+        for name, value in headers.items():
+            options += ["-H", f"{name}: {value}"]
+        if payload is not None:
+            options += ["--data-binary", payload.decode()]
+        run = curl([f"https://localhost:{self.port}{path}"], options, timeout=self.timeout)
+        assert "ALPN: server accepted h2" in run.trace or "ALPN, server accepted to use h2" in run.trace, run.trace
+        transfer = run.only
+        return transfer.status, transfer.content_type, transfer.body

@@ -18,7 +18,7 @@ import pytest
 
 from attestd_server import DEV_APPLE_APP_ID, DEV_TOKEN_TTL_SECONDS, ExchangeServer
 from device import attest_device, refresh
-from exchange import GrpcExchange, RestExchange, Token, grpc_channel
+from exchange import CurlRestExchange, GrpcExchange, RestExchange, Token, grpc_channel
 from sim import Simulator
 from tokens import verify_with_admin, verify_with_pyjwt
 from wire import APP_ID, APP_NAME, APP_NAME_BY_PROJECT_ID, PROJECT_ID, PROJECT_NUMBER
@@ -27,22 +27,22 @@ REFRESHES = 3
 LIMITED_USE_TTL_SECONDS = 300
 
 
-@pytest.fixture(params=["grpc-h2c", "grpc-tls", "rest-http1", "rest-tls"])
+@pytest.fixture(params=["grpc-h2c", "grpc-tls", "rest-http1", "rest-tls", "rest-h2-tls"])
 def flow_client(
     request: pytest.FixtureRequest, exchange_server: ExchangeServer, tls_files: tuple[Path, Path]
 ) -> Iterator[tuple[GrpcExchange | RestExchange, str]]:
     """(client, app resource name): gRPC names the project by number, the iOS SDK by id."""
     server = exchange_server.server
-    transport, security = request.param.split("-")
-    tls = security == "tls"
+    transport = request.param
+    tls = transport.endswith("tls")
     port = server.tls_port if tls else server.h2c_port
     certificate = tls_files[0] if tls else None
-    if transport == "grpc":
+    if transport.startswith("grpc"):
         channel = grpc_channel(port, certificate)
         yield GrpcExchange(channel), APP_NAME
         channel.close()
     else:
-        client = RestExchange(port, certificate)
+        client = CurlRestExchange(port, tls_files[0]) if transport == "rest-h2-tls" else RestExchange(port, certificate)
         yield client, APP_NAME_BY_PROJECT_ID
         client.close()
 
