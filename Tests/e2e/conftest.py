@@ -118,6 +118,9 @@ def exchange_server(
     assert instance.alive, f"attestd died during the exchange tests:\n{instance.log_tail()}"
     code = instance.stop()
     assert code == 0, f"attestd exited with {code} after SIGTERM:\n{instance.log_tail()}"
+    # Refusals were logged with their precise reason, as structured records like every other line.
+    records = instance.log_records()
+    assert any(record.get("msg") == "refused" and record.get("reason") for record in records), "no refusal was logged"
 
 
 @pytest.fixture
