@@ -202,6 +202,7 @@ public final class TrustStore: Sendable {
             let certificate = chain[index]
             window = window.intersection(Window(certificate))
             if let key = certificate.publicKey, let fields = DERCertificate(certificate.derEncoded) {
+                key.prepareForSharing()
                 insert(
                     SHA256.hash(certificate.derEncoded),
                     Entry(window: window, subject: Array(fields.subject), issuerKey: key))
