@@ -16,6 +16,8 @@ struct CMSMessage {
     static let contentTypeAttribute = "1.2.840.113549.1.9.3"
     static let messageDigestAttribute = "1.2.840.113549.1.9.4"
     static let signatureAlgorithms: Set<String> = ["1.2.840.10045.4.3.2", "1.2.840.10045.2.1"]
+    /// Receipt signers are few and long-lived: their keys are worth keeping.
+    static let signerKeys = PublicKeyCache(capacity: 16)
 
     init?(_ encoded: [UInt8]) {
         var top = BERReader(encoded[...])
@@ -83,8 +85,8 @@ struct CMSMessage {
 
         // The signer is the embedded certificate with the sid's issuer and serial number.
         guard let signerIndex = certificates.firstIndex(where: { der in
-            guard let certificate = DERCertificate(der) else { return false }
-            return certificate.issuer.elementsEqual(sid[0].encoded) && certificate.serialNumber.elementsEqual(sid[1].contents)
+            guard let name = DERCertificate.issuerAndSerialNumber(der) else { return false }
+            return name.serialNumber.elementsEqual(sid[1].contents) && name.issuer.elementsEqual(sid[0].encoded)
         }) else { return nil }
 
         // The signature covers the DER of the signed attributes with the SET OF tag in place of [0] IMPLICIT.
@@ -100,7 +102,7 @@ struct CMSMessage {
     func hasValidSignature() -> Bool {
         guard let certificate = DERCertificate(signedData.signerDER),
               certificate.publicKeyAlgorithm == "1.2.840.10045.2.1", certificate.publicKeyParameter == "1.2.840.10045.3.1.7",
-              let key = try? PublicKey(p256UncompressedPoint: Array(certificate.publicKey))
+              let key = try? Self.signerKeys.key(p256UncompressedPoint: Array(certificate.publicKey))
         else { return false }
         guard let signedAttributes, let attributes else {
             return key.isValidSignature(signature, for: signedData.content, digest: .sha256)

@@ -7,10 +7,13 @@
 public struct DERCertificate: Sendable {
     /// One extension.
     public struct Extension: Sendable {
-        public var oid: String
+        /// The OBJECT IDENTIFIER's contents, compared as bytes on the hot path.
+        public var oidContents: ArraySlice<UInt8>
         public var critical: Bool
         /// The contents of `extnValue`.
         public var value: ArraySlice<UInt8>
+        /// The identifier, dotted.
+        public var oid: String { DERReader.dotted(oidContents) ?? "" }
     }
 
     /// The certificate as encoded.
@@ -95,14 +98,14 @@ public struct DERCertificate: Sendable {
             while !listReader.isAtEnd {
                 guard let item = listReader.read(tag: 0x30) else { return nil }
                 var itemReader = DERReader(item)
-                guard let oid = itemReader.readObjectIdentifier() else { return nil }
+                guard let oid = itemReader.read(tag: 0x06), !oid.isEmpty else { return nil }
                 var critical = false
                 if itemReader.nextTag == 0x01 {
                     guard let flag = itemReader.read(tag: 0x01), flag.count == 1 else { return nil }
                     critical = flag.first! != 0
                 }
                 guard let value = itemReader.read(tag: 0x04), itemReader.isAtEnd else { return nil }
-                parsed.append(Extension(oid: oid, critical: critical, value: value))
+                parsed.append(Extension(oidContents: oid, critical: critical, value: value))
             }
         }
         guard fields.isAtEnd else { return nil }
@@ -111,7 +114,23 @@ public struct DERCertificate: Sendable {
 
     /// The `extnValue` contents of the extension `oid` (dotted), or nil when absent.
     public func extensionValue(oid: String) -> ArraySlice<UInt8>? {
-        extensions.first { $0.oid == oid }?.value
+        guard let contents = DERReader.objectIdentifierContents(oid) else { return nil }
+        return extensions.first { $0.oidContents.elementsEqual(contents) }?.value
+    }
+
+    /// The issuer Name (DER) and serial number (INTEGER contents) of `der`, read without the rest: how CMS names
+    /// its signer.
+    public static func issuerAndSerialNumber(_ der: [UInt8]) -> (issuer: ArraySlice<UInt8>, serialNumber: ArraySlice<UInt8>)? {
+        var outer = DERReader(der[...])
+        guard let certificate = outer.read(tag: 0x30) else { return nil }
+        var body = DERReader(certificate)
+        guard let tbs = body.read(tag: 0x30) else { return nil }
+        var fields = DERReader(tbs)
+        if fields.nextTag == 0xA0 { _ = fields.readElement() }
+        guard let serial = fields.read(tag: 0x02), fields.read(tag: 0x30) != nil,
+              let issuer = fields.readElement(), issuer.tag == 0x30
+        else { return nil }
+        return (issuer.encoded, serial)
     }
 
     /// True when `time` (Unix seconds) is inside the validity window, read as OpenSSL does (notAfter exclusive).

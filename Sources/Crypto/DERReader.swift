@@ -65,6 +65,25 @@ public struct DERReader: Sendable {
         return Self.dotted(content)
     }
 
+    /// The contents of the OBJECT IDENTIFIER `dotted` (`1.2.840.10045.2.1`), or nil when it is not one.
+    public static func objectIdentifierContents(_ dotted: String) -> [UInt8]? {
+        let arcs = dotted.split(separator: ".").map { UInt64($0) }
+        guard arcs.count >= 2, let first = arcs[0], let second = arcs[1], first <= 2, first == 2 || second < 40,
+              arcs.allSatisfy({ $0 != nil })
+        else { return nil }
+        var output: [UInt8] = []
+        for arc in [first * 40 + second] + arcs.dropFirst(2).map({ $0! }) {
+            var chunk: [UInt8] = [UInt8(arc & 0x7f)]
+            var rest = arc >> 7
+            while rest > 0 {
+                chunk.append(UInt8(rest & 0x7f) | 0x80)
+                rest >>= 7
+            }
+            output += chunk.reversed()
+        }
+        return output
+    }
+
     /// The dotted form of the contents of an OBJECT IDENTIFIER.
     public static func dotted(_ content: ArraySlice<UInt8>) -> String? {
         guard !content.isEmpty, content.last! & 0x80 == 0 else { return nil }

@@ -69,8 +69,19 @@ public final class TrustStore: Sendable {
         try verify(leafDER: leafDER, parsed: nil, intermediatesDER: intermediatesDER, at: time, rememberLeaf: rememberLeaf)
     }
 
+    /// As `verify(leafDER:…)`, for a leaf its caller has already read.
+    @discardableResult
+    public func verify(
+        leaf: DERCertificate, intermediatesDER: [[UInt8]], at time: Int64, rememberLeaf: Bool = false
+    ) throws(CryptoError) -> ChainVerification {
+        try verify(
+            leafDER: leaf.encoded, parsed: nil, fields: leaf, intermediatesDER: intermediatesDER, at: time,
+            rememberLeaf: rememberLeaf)
+    }
+
     private func verify(
-        leafDER: [UInt8], parsed: Certificate?, intermediatesDER: [[UInt8]], at time: Int64, rememberLeaf: Bool
+        leafDER: [UInt8], parsed: Certificate?, fields: DERCertificate? = nil, intermediatesDER: [[UInt8]],
+        at time: Int64, rememberLeaf: Bool
     ) throws(CryptoError) -> ChainVerification {
         let leafDigest = rememberLeaf && capacity > 0 ? SHA256.hash(leafDER) : nil
         if let leafDigest, let entry = lookUp(leafDigest, at: time), entry.issuerKey == nil {
@@ -81,7 +92,8 @@ public final class TrustStore: Sendable {
         if capacity > 0 {
             for der in intermediatesDER {
                 guard let entry = lookUp(SHA256.hash(der), at: time), let issuerKey = entry.issuerKey,
-                      let leaf = DERCertificate(leafDER), Self.isIssued(leaf, by: entry.subject, key: issuerKey, at: time)
+                      let leaf = fields ?? DERCertificate(leafDER),
+                      Self.isIssued(leaf, by: entry.subject, key: issuerKey, at: time)
                 else { continue }
                 if let leafDigest {
                     let window = entry.window.intersection(Window(notBefore: leaf.notBefore, notAfter: leaf.notAfter))
@@ -107,14 +119,14 @@ public final class TrustStore: Sendable {
     /// beyond those a leaf of this kind carries, and its signature verifies with the issuer's key.
     private static func isIssued(_ leaf: DERCertificate, by subject: [UInt8], key: PublicKey, at time: Int64) -> Bool {
         guard leaf.issuer.elementsEqual(subject), leaf.isValid(at: time),
-              leaf.extensions.allSatisfy({ !$0.critical || understoodCriticalExtensions.contains($0.oid) }),
+              leaf.extensions.allSatisfy({ !$0.critical || understoodCriticalExtensions.contains(Array($0.oidContents)) }),
               let digest = signatureDigests[leaf.signatureAlgorithm]
         else { return false }
         return key.isValidSignature(leaf.signature, for: leaf.tbsCertificate, digest: digest)
     }
 
     /// keyUsage, basicConstraints, extKeyUsage: what OpenSSL would accept as critical on a leaf with no purpose set.
-    private static let understoodCriticalExtensions: Set<String> = ["2.5.29.15", "2.5.29.19", "2.5.29.37"]
+    private static let understoodCriticalExtensions: Set<[UInt8]> = [[0x55, 0x1d, 0x0f], [0x55, 0x1d, 0x13], [0x55, 0x1d, 0x25]]
     /// ecdsa-with-SHA256 and ecdsa-with-SHA384.
     private static let signatureDigests: [String: SignatureDigest] = [
         "1.2.840.10045.4.3.2": .sha256, "1.2.840.10045.4.3.3": .sha384,

@@ -50,6 +50,17 @@ struct DERReaderTests {
         #expect(DERReader.dotted([0x2a, 0x86][...]) == nil)
     }
 
+    @Test("encodes dotted identifiers back to the bytes they were read from")
+    func oidRoundTrip() {
+        for dotted in ["1.2.840.113635.100.8.2", "2.16.840.1.101.3.4.2.1", "2.5.29.15", "1.2.840.10045.3.1.7"] {
+            let contents = DERReader.objectIdentifierContents(dotted)
+            #expect(contents.flatMap { DERReader.dotted($0[...]) } == dotted)
+        }
+        #expect(DERReader.objectIdentifierContents("3.1") == nil)
+        #expect(DERReader.objectIdentifierContents("1.x") == nil)
+        #expect(DERReader.objectIdentifierContents("1") == nil)
+    }
+
     @Test("refuses indefinite lengths and lengths past the end")
     func lengths() {
         var indefinite = DERReader([0x30, 0x80, 0x00, 0x00][...])
@@ -65,5 +76,29 @@ struct DERReaderTests {
         #expect(DERCertificate([0x30, 0x00]) == nil)
         #expect(DERCertificate([]) == nil)
         #expect(throws: CryptoError(.malformedCertificate, "")) { try Certificate(derEncoded: [0x30, 0x03, 0x02, 0x01, 0x01]) }
+    }
+}
+
+@Suite("Public key cache")
+struct PublicKeyCacheTests {
+    let generator = PublicKeyTests().generator
+
+    @Test("returns the same key for a point seen before and stays within its capacity")
+    func cached() throws {
+        let cache = PublicKeyCache(capacity: 1)
+        let first = try cache.key(p256UncompressedPoint: generator)
+        #expect(try cache.key(p256UncompressedPoint: generator) === first)
+        #expect(cache.count == 1)
+        var other = generator
+        other[64] ^= 1
+        #expect(throws: CryptoError(.malformedKey, "")) { try cache.key(p256UncompressedPoint: other) }
+        #expect(cache.count == 1)
+    }
+
+    @Test("builds a fresh key every time with capacity 0")
+    func disabled() throws {
+        let cache = PublicKeyCache(capacity: 0)
+        #expect(try cache.key(p256UncompressedPoint: generator) !== cache.key(p256UncompressedPoint: generator))
+        #expect(cache.count == 0)
     }
 }

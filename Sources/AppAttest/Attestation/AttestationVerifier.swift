@@ -59,7 +59,7 @@ public final class AttestationVerifier: Sendable {
         let chain: ChainVerification
         do {
             chain = try store.verify(
-                leafDER: credCert.encoded, intermediatesDER: Array(object.certificateChainDER.dropFirst()), at: time)
+                leaf: credCert, intermediatesDER: Array(object.certificateChainDER.dropFirst()), at: time)
         } catch {
             throw AppAttestError(.chainInvalid(Self.chainReason(error.code)), error.message)
         }
