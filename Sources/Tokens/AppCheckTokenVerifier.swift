@@ -4,15 +4,6 @@ public import Crypto
 /// and a little stricter: `typ` JWT, `alg` that of the key named by `kid`, the signature, `exp` (no leeway), `iat`
 /// not in the future beyond a small clock skew, `iss` our prefix plus a project, `aud` an array naming the project.
 public struct AppCheckTokenVerifier: Sendable {
-    private struct Claims: Decodable {
-        let iss: String
-        let sub: String
-        let aud: Audience
-        let iat: Int64
-        let exp: Int64
-        let jti: String
-    }
-
     private let keys: [String: PublicKey]
     public let issuerPrefix: String
     /// How far in the future `iat` may be, in seconds: clocks of a cluster's nodes differ a little.
@@ -35,19 +26,22 @@ public struct AppCheckTokenVerifier: Sendable {
     /// `aud`); otherwise the first reason it is not.
     public func verify(_ token: String, project: String, now: Int64) throws(AppCheckTokenError) -> VerifiedAppCheckToken {
         guard let jws = CompactJWS(token) else { throw .malformed }
-        guard let algorithm = SigningAlgorithm(rawValue: jws.header.alg) else { throw .unsupportedAlgorithm }
-        guard jws.header.typ == "JWT" else { throw .wrongType }
-        guard let kid = jws.header.kid, let key = keys[kid] else { throw .unknownKey }
+        guard let algorithm = SigningAlgorithm(rawValue: jws.algorithm) else { throw .unsupportedAlgorithm }
+        guard jws.type == "JWT" else { throw .wrongType }
+        guard let kid = jws.keyID, let key = keys[kid] else { throw .unknownKey }
         guard key.algorithm == algorithm else { throw .unsupportedAlgorithm }
         guard key.isValidSignature(jws.signature, for: jws.signingInput) else { throw .badSignature }
 
-        guard let claims = jws.claims(Claims.self), !claims.sub.isEmpty else { throw .malformed }
-        guard now < claims.exp else { throw .expired }
-        guard claims.iat <= now + allowedClockSkew else { throw .issuedInFuture }
-        guard claims.iss.hasPrefix(issuerPrefix), claims.iss.count > issuerPrefix.count else { throw .wrongIssuer }
-        guard claims.aud.isArray, claims.aud.values.contains("projects/" + project) else { throw .wrongAudience }
+        guard let claims = jws.claims, let issuer = claims.string("iss"), let appID = claims.string("sub"), !appID.isEmpty,
+              let audience = claims.stringOrStrings("aud"), let issuedAt = claims.integer("iat"),
+              let expiresAt = claims.integer("exp"), let jti = claims.string("jti")
+        else { throw .malformed }
+        guard now < expiresAt else { throw .expired }
+        guard issuedAt <= now + allowedClockSkew else { throw .issuedInFuture }
+        guard issuer.hasPrefix(issuerPrefix), issuer.count > issuerPrefix.count else { throw .wrongIssuer }
+        guard audience.isArray, audience.values.contains("projects/" + project) else { throw .wrongAudience }
         return VerifiedAppCheckToken(
-            appID: claims.sub, projectNumber: String(claims.iss.dropFirst(issuerPrefix.count)), audience: claims.aud.values,
-            jti: claims.jti, kid: kid, issuedAt: claims.iat, expiresAt: claims.exp)
+            appID: appID, projectNumber: String(issuer.dropFirst(issuerPrefix.count)), audience: audience.values,
+            jti: jti, kid: kid, issuedAt: issuedAt, expiresAt: expiresAt)
     }
 }
