@@ -29,6 +29,14 @@ struct SigningKeyTests {
         let ed25519 = try OpenSSLTool.generate(["genpkey", "-algorithm", "ED25519"])
         #expect(throws: PrivateKeyError.unsupported) { try PrivateKey(pem: ed25519) }
         #expect(throws: PrivateKeyError.unreadable) { try PrivateKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
+        let encrypted = try OpenSSLTool.generate([
+            "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-aes256", "-pass", "pass:secret",
+        ])
+        #expect(encrypted.contains("ENCRYPTED"))
+        #expect(throws: PrivateKeyError.unreadable, "refused without prompting for a passphrase") { try PrivateKey(pem: encrypted) }
+        #expect(throws: PublicKeyError.unreadable) { try PublicKey(pem: "no key here") }
+        let p256Public = try PrivateKey.generate(.es256).publicKey.pem()
+        #expect(try PublicKey(pem: p256Public).algorithm == .es256)
     }
 
     @Test("writes PKCS#8 PEM that reads back as the same key")
