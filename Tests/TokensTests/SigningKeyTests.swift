@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import Tokens
 
 @Suite("Signing keys")
 struct SigningKeyTests {
@@ -107,5 +108,19 @@ struct SigningKeyTests {
             }
             #expect(results.count == 64 && results.allSatisfy { $0 })
         }
+    }
+}
+
+@Suite("Compact JWS signing")
+struct JWSTests {
+    @Test("signs header and claims as three base64url segments over the standard signing input")
+    func signsCompactJWS() throws {
+        let token = try JWS.sign(header: "{\"alg\":\"ES256\",\"kid\":\"ABC123DEFG\"}", claims: "{\"iss\":\"TEAMID\",\"iat\":1}", with: TestKeys.p256)
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        #expect(parts.count == 3)
+        #expect(Base64URL.decode(parts[0]) == Array("{\"alg\":\"ES256\",\"kid\":\"ABC123DEFG\"}".utf8))
+        #expect(Base64URL.decode(parts[1]) == Array("{\"iss\":\"TEAMID\",\"iat\":1}".utf8))
+        let signature = try #require(Base64URL.decode(parts[2]))
+        #expect(TestKeys.p256.publicKey.isValidSignature(signature, for: Array("\(parts[0]).\(parts[1])".utf8)))
     }
 }
