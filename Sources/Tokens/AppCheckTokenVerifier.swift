@@ -10,7 +10,9 @@ public struct AppCheckTokenVerifier: Sendable {
     public let allowedClockSkew: Int64
 
     /// - Parameter keys: every public key whose tokens are accepted, looked up by their RFC 7638 `kid`.
-    public init(keys: [PublicKey], issuerPrefix: String = AppCheckTokenIssuer.firebaseIssuerPrefix, allowedClockSkew: Int64 = 60) {
+    public init(
+        keys: [PublicKey], issuerPrefix: String = AppCheckTokenIssuer.firebaseIssuerPrefix, allowedClockSkew: Int64 = 60
+    ) {
         self.keys = Dictionary(keys.map { ($0.jwk.kid, $0) }, uniquingKeysWith: { first, _ in first })
         self.issuerPrefix = issuerPrefix
         self.allowedClockSkew = allowedClockSkew
@@ -18,7 +20,9 @@ public struct AppCheckTokenVerifier: Sendable {
 
     /// A verifier for the tokens of `keys` (all of them, so tokens from rotated-out signers still pass while their
     /// key is in the set).
-    public init(keys: SigningKeySet, issuerPrefix: String = AppCheckTokenIssuer.firebaseIssuerPrefix, allowedClockSkew: Int64 = 60) {
+    public init(
+        keys: SigningKeySet, issuerPrefix: String = AppCheckTokenIssuer.firebaseIssuerPrefix, allowedClockSkew: Int64 = 60
+    ) {
         self.init(keys: keys.publicKeys, issuerPrefix: issuerPrefix, allowedClockSkew: allowedClockSkew)
     }
 
