@@ -26,8 +26,8 @@ public struct AppCheckTokenVerifier: Sendable {
         self.init(keys: keys.publicKeys, issuerPrefix: issuerPrefix, allowedClockSkew: allowedClockSkew)
     }
 
-    /// The claims of `token` if it is valid at `now` (Unix seconds) for `project` (its number or its id, as in
-    /// `aud`); otherwise the first reason it is not.
+    /// The claims of `token` if it is valid at `now` (Unix seconds) for `project` (its number or its id, bare or as
+    /// the resource name `projects/<number or id>`); otherwise the first reason it is not.
     public func verify(_ token: String, project: String, now: Int64) throws(AppCheckTokenError) -> VerifiedAppCheckToken {
         guard let jws = CompactJWS(token) else { throw .malformed }
         guard let algorithm = SigningAlgorithm(rawValue: jws.algorithm) else { throw .unsupportedAlgorithm }
@@ -43,7 +43,8 @@ public struct AppCheckTokenVerifier: Sendable {
         guard now < expiresAt else { throw .expired }
         guard issuedAt <= now + allowedClockSkew else { throw .issuedInFuture }
         guard issuer.hasPrefix(issuerPrefix), issuer.count > issuerPrefix.count else { throw .wrongIssuer }
-        guard audience.isArray, audience.values.contains("projects/" + project) else { throw .wrongAudience }
+        let projectName = project.hasPrefix("projects/") ? project : "projects/" + project
+        guard audience.isArray, audience.values.contains(projectName) else { throw .wrongAudience }
         return VerifiedAppCheckToken(
             appID: appID, projectNumber: String(issuer.dropFirst(issuerPrefix.count)), audience: audience.values,
             jti: jti, kid: kid, issuedAt: issuedAt, expiresAt: expiresAt)

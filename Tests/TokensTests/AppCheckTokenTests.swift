@@ -37,7 +37,7 @@ struct AppCheckTokenTests {
         let jti = try #require(claims["jti"] as? String)
         #expect(jti == minted.jti && (Base64URL.decode(jti)?.count ?? 0) >= 16)
 
-        for project in [number, projectID] {
+        for project in [number, projectID, "projects/\(number)", "projects/\(projectID)"] {
             let verified = try AppCheckTokenVerifier(keys: set).verify(minted.token, project: project, now: now + 10)
             #expect(verified == VerifiedAppCheckToken(
                 appID: app, projectNumber: number, audience: ["projects/\(number)", "projects/\(projectID)"], jti: jti,
