@@ -80,6 +80,23 @@ struct AppCheckTokenTests {
         #expect(Set(ids).count == 20)
     }
 
+    @Test("mints from many tasks at once with one issuer, every token distinct and valid")
+    func concurrentMinting() async throws {
+        let issuer = AppCheckTokenIssuer(keys: try SigningKeySet(keys: [TestKeys.p256]))
+        let verifier = AppCheckTokenVerifier(keys: issuer.keys)
+        let (app, number, projectID, now) = (app, number, projectID, now)
+        let tokens = await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<64 {
+                group.addTask {
+                    try? issuer.mint(appID: app, projectNumber: number, projectID: projectID, lifetime: .default, now: now).token
+                }
+            }
+            return await group.reduce(into: [String]()) { if let token = $1 { $0.append(token) } }
+        }
+        #expect(tokens.count == 64 && Set(tokens).count == 64)
+        for token in tokens { #expect(try verifier.verify(token, project: number, now: now).appID == app) }
+    }
+
     @Test("keeps verifying a token signed by an old key while that key is in the set")
     func rotation() throws {
         let old = try SigningKeySet(keys: [TestKeys.rsaOther])
