@@ -38,6 +38,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL", "CShims"], swiftSettings: swiftSettings),
         .target(name: "AppAttest", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "AppAttestSimulator", dependencies: ["Crypto", "COpenSSL", "CShims"], swiftSettings: swiftSettings),
+        .target(name: "Storage", swiftSettings: swiftSettings),
         .target(name: "Tokens", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "AppCheckMessages", dependencies: ["AppCheckProtos", "CProtobufC", "GRPC"], swiftSettings: swiftSettings),
         .target(name: "GRPC", swiftSettings: swiftSettings),
@@ -48,7 +49,7 @@ let package = Package(
         ),
         .target(
             name: "AppCheckService",
-            dependencies: ["AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "Observability", "Crypto"],
+            dependencies: ["AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "Observability", "Crypto", "Storage"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -60,7 +61,8 @@ let package = Package(
         // MARK: Benchmarks: separate executables, never timed unit tests.
         .executableTarget(
             name: "attestd-verify-bench",
-            dependencies: ["AppAttest", "AppAttestSimulator", "Crypto"],
+            // COpenSSL: the baseline P-256/P-384 verify rates are measured on OpenSSL directly, in the same run.
+            dependencies: ["AppAttest", "AppAttestSimulator", "Crypto", "COpenSSL"],
             path: "Benchmarks/VerifyBench",
             swiftSettings: swiftSettings
         ),
@@ -74,6 +76,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: swiftSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AppAttestSimulatorTests",
+            dependencies: ["AppAttestSimulator", "Crypto", "COpenSSL"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),
@@ -81,6 +89,12 @@ let package = Package(
         .testTarget(
             name: "AppCheckServiceTests",
             dependencies: ["AppCheckService", "GRPC", "AppCheckMessages", "Tokens"],
+            swiftSettings: swiftSettings
+        ),
+        // Runs the built attestd binary (found next to the test bundle) end to end.
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["attestd", "AppAttestSimulator", "AppAttest"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -9,7 +9,7 @@ public final class PrivateKey: @unchecked Sendable {
     /// The one algorithm this key signs with.
     public let algorithm: SigningAlgorithm
     /// The matching public key.
-    public let publicKey: PublicKey
+    public let publicKey: JWSPublicKey
 
     /// Reads a PEM private key: PKCS#8 (`PRIVATE KEY`) or traditional (`RSA PRIVATE KEY`, `EC PRIVATE KEY`),
     /// unencrypted. An encrypted key is refused as unreadable.
@@ -45,7 +45,7 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     private init(owning key: OpaquePointer) throws(PrivateKeyError) {
-        guard let (algorithm, _) = PublicKey.describe(key) else {
+        guard let (algorithm, _) = JWSPublicKey.describe(key) else {
             let weak = EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA
             EVP_PKEY_free(key)
             throw weak ? .tooWeak : .unsupported
@@ -53,7 +53,7 @@ public final class PrivateKey: @unchecked Sendable {
         // The public half shares the EVP_PKEY: verification only reads its public part.
         EVP_PKEY_up_ref(key)
         do {
-            self.publicKey = try PublicKey(owning: key)
+            self.publicKey = try JWSPublicKey(owning: key)
         } catch {
             EVP_PKEY_free(key)
             throw .unsupported

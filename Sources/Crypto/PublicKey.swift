@@ -1,103 +1,131 @@
 internal import COpenSSL
 
-/// A public key that checks JWS signatures: RSA (2048 bits or more) for RS256, or EC P-256 for ES256.
-/// Immutable and safe to use from many threads at once: every verification gets its own OpenSSL context.
+/// A public key held by OpenSSL (EC P-256 or P-384 in this project), used to verify signatures.
+///
+/// It is `@unchecked Sendable` because a key is never modified after it is built, and OpenSSL 3 allows one key to be
+/// used by several verifications at once.
 public final class PublicKey: @unchecked Sendable {
-    /// `EVP_PKEY *`, owned (one reference).
-    let key: OpaquePointer
-    /// The one algorithm this key verifies.
-    public let algorithm: SigningAlgorithm
-    /// The key as a JWK, with its RFC 7638 thumbprint as `kid`.
-    public let jwk: JWK
+    let pointer: OpaquePointer
 
-    /// Reads a PEM `PUBLIC KEY` (SubjectPublicKeyInfo) or the public key of a PEM `CERTIFICATE`.
-    public convenience init(pem: String) throws(PublicKeyError) {
-        PEM.clearErrors()
-        if let key = PEM.withReadBIO(pem, { PEM_read_bio_PUBKEY($0, nil, { _, _, _, _ in 0 }, nil) }) ?? nil {
-            try self.init(owning: key)
-            return
-        }
-        PEM.clearErrors()
-        guard let certificate = PEM.withReadBIO(pem, { PEM_read_bio_X509($0, nil, { _, _, _, _ in 0 }, nil) }) ?? nil else {
-            throw PublicKeyError.unreadable.with(detail: PEM.drainErrors())
-        }
-        defer { X509_free(certificate) }
-        guard let key = X509_get_pubkey(certificate) else { throw PublicKeyError.unreadable.with(detail: PEM.drainErrors()) }
-        try self.init(owning: key)
-    }
+    init(taking pointer: OpaquePointer) { self.pointer = pointer }
 
-    /// Takes ownership of one reference to `key`, freeing it if the key is refused.
-    init(owning key: OpaquePointer) throws(PublicKeyError) {
-        guard let (algorithm, jwk) = Self.describe(key) else {
-            let weak = EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA
-            EVP_PKEY_free(key)
-            throw weak ? .tooWeak : .unsupported
-        }
-        self.key = key
-        self.algorithm = algorithm
-        self.jwk = jwk
-    }
+    deinit { EVP_PKEY_free(pointer) }
 
-    deinit { EVP_PKEY_free(key) }
-
-    /// True when `signature` is this key's JWS signature of `message` (ES256: the 64-byte r‖s).
-    public func isValidSignature(_ signature: some ContiguousBytes, for message: some ContiguousBytes) -> Bool {
-        let encoded: [UInt8]
-        switch algorithm {
-        case .rs256: encoded = signature.withUnsafeBytes { Array($0) }
-        case .es256:
-            guard let der = SigningSignatureEncoding.der(fromRaw: signature) else { return false }
-            encoded = der
+    /// A P-256 key from its X9.62 uncompressed point (`04 || X || Y`, 65 bytes); points off the curve are refused.
+    public convenience init(p256UncompressedPoint point: [UInt8]) throws(CryptoError) {
+        guard point.count == 65, point[0] == 0x04 else {
+            throw CryptoError(.malformedKey, "a P-256 point is 65 bytes starting with 04, got \(point.count) bytes")
         }
-        guard let context = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        let ok = message.withUnsafeBytes { message in
-            encoded.withUnsafeBufferPointer { signature in
-                EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1
-                    && EVP_DigestVerify(
-                        context, signature.baseAddress, signature.count,
-                        message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1
+        OpenSSLErrorQueue.clear()
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            throw OpenSSLErrorQueue.error(.internalFailure, "no EC key management")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer? = nil
+        let status: Int32 = "prime256v1".withCString { group in
+            "group".withCString { groupName in
+                "pub".withCString { pubName in
+                    var point = point
+                    return point.withUnsafeMutableBytes { raw in
+                        var params = [
+                            OSSL_PARAM_construct_utf8_string(groupName, UnsafeMutablePointer(mutating: group), 0),
+                            OSSL_PARAM_construct_octet_string(pubName, raw.baseAddress, raw.count),
+                            OSSL_PARAM_construct_end(),
+                        ]
+                        guard EVP_PKEY_fromdata_init(context) == 1 else { return 0 }
+                        // EVP_PKEY_PUBLIC_KEY: domain parameters plus the public key (a macro Swift cannot import).
+                        return EVP_PKEY_fromdata(context, &key, Self.publicKeySelection, &params)
+                    }
+                }
             }
         }
-        // A failed verification leaves reasons on this thread's queue; they are expected, not news.
-        if !ok { PEM.clearErrors() }
-        return ok
-    }
-
-    /// The key as a PEM `PUBLIC KEY` (SubjectPublicKeyInfo).
-    public func pem() -> String {
-        PEM.written { PEM_write_bio_PUBKEY($0, key) } ?? ""
-    }
-
-    /// The algorithm and JWK of `key`, or nil unless it is RSA of 2048+ bits or EC on P-256.
-    static func describe(_ key: OpaquePointer) -> (SigningAlgorithm, JWK)? {
-        switch EVP_PKEY_get_base_id(key) {
-        case EVP_PKEY_RSA:
-            guard EVP_PKEY_get_bits(key) >= 2048,
-                  let n = bigNumberParameter(key, "n", width: nil), let e = bigNumberParameter(key, "e", width: nil)
-            else { return nil }
-            return (.rs256, .rsa(n: Base64URL.encode(n), e: Base64URL.encode(e)))
-        case EVP_PKEY_EC:
-            var name = [CChar](repeating: 0, count: 64)
-            var length = 0
-            guard EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1,
-                  String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "prime256v1",
-                  let x = bigNumberParameter(key, "qx", width: 32), let y = bigNumberParameter(key, "qy", width: 32)
-            else { return nil }
-            return (.es256, .p256(x: Base64URL.encode(x), y: Base64URL.encode(y)))
-        default:
-            return nil
+        guard status == 1, let key else {
+            throw OpenSSLErrorQueue.error(.malformedKey, "not a point on P-256")
         }
+        self.init(taking: key)
     }
 
-    /// A big-number parameter of `key` as big-endian bytes, minimal or left-padded to `width`.
-    private static func bigNumberParameter(_ key: OpaquePointer, _ name: String, width: Int?) -> [UInt8]? {
-        var number: OpaquePointer? = nil
-        guard EVP_PKEY_get_bn_param(key, name, &number) == 1, let number else { return nil }
-        defer { BN_free(number) }
-        let count = width ?? Int((BN_num_bits(number) + 7) / 8)
-        var bytes = [UInt8](repeating: 0, count: count)
-        let written = bytes.withUnsafeMutableBufferPointer { BN_bn2binpad(number, $0.baseAddress, Int32(count)) }
-        return written == count ? bytes : nil
+    /// A key from a DER SubjectPublicKeyInfo.
+    public convenience init(subjectPublicKeyInfoDER der: [UInt8]) throws(CryptoError) {
+        OpenSSLErrorQueue.clear()
+        let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        }
+        guard let key else { throw OpenSSLErrorQueue.error(.malformedKey, "not a DER SubjectPublicKeyInfo") }
+        self.init(taking: key)
     }
+
+    /// A key from PEM text (`-----BEGIN PUBLIC KEY-----`, a SubjectPublicKeyInfo).
+    public convenience init(pemEncoded pem: String) throws(CryptoError) {
+        OpenSSLErrorQueue.clear()
+        let bytes = Array(pem.utf8)
+        let key: OpaquePointer? = bytes.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_PUBKEY(bio, nil, nil, nil)
+        }
+        guard let key else { throw OpenSSLErrorQueue.error(.malformedKey, "no PEM public key") }
+        self.init(taking: key)
+    }
+
+    /// The EC point in X9.62 form as the key holds it (65 bytes `04 || X || Y` for an uncompressed P-256 key).
+    public var ecPoint: [UInt8]? {
+        var length = 0
+        guard EVP_PKEY_get_octet_string_param(pointer, "pub", nil, 0, &length) == 1, length > 0 else { return nil }
+        var point = [UInt8](repeating: 0, count: length)
+        guard EVP_PKEY_get_octet_string_param(pointer, "pub", &point, length, &length) == 1 else { return nil }
+        return Array(point.prefix(length))
+    }
+
+    /// The curve's short name (`prime256v1`, `secp384r1`), or nil for keys that are not EC.
+    public var curveName: String? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        var length = 0
+        guard EVP_PKEY_get_utf8_string_param(pointer, "group", &buffer, buffer.count, &length) == 1 else { return nil }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The DER SubjectPublicKeyInfo.
+    public var subjectPublicKeyInfoDER: [UInt8] {
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        let count = i2d_PUBKEY(pointer, &output)
+        guard count > 0, let output else { return [] }
+        defer { CRYPTO_free(output, #fileID, #line) }
+        return Array(UnsafeBufferPointer(start: output, count: Int(count)))
+    }
+
+    /// True when `signature` (DER ECDSA) verifies over `message`, hashed with `digest` as part of the signature.
+    public func isValidSignature(
+        _ signature: some ContiguousBytes, for message: some ContiguousBytes, digest: SignatureDigest = .sha256
+    ) -> Bool {
+        OpenSSLErrorQueue.clear()
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit_ex(context, nil, digest.name, nil, nil, pointer, nil) == 1 else {
+            OpenSSLErrorQueue.clear()
+            return false
+        }
+        let result = signature.withUnsafeBytes { sig in
+            message.withUnsafeBytes { msg in
+                EVP_DigestVerify(
+                    context, sig.baseAddress?.assumingMemoryBound(to: UInt8.self), sig.count,
+                    msg.baseAddress?.assumingMemoryBound(to: UInt8.self), msg.count)
+            }
+        }
+        // A failed verification leaves entries on the queue; they say nothing the Bool does not.
+        if result != 1 { OpenSSLErrorQueue.clear() }
+        return result == 1
+    }
+
+    private static let publicKeySelection: Int32 = 0x86
+}
+
+/// The digest an ECDSA signature is computed over.
+public struct SignatureDigest: Sendable, Hashable {
+    let name: String
+    /// SHA-256 (ES256, ecdsa-with-SHA256).
+    public static let sha256 = SignatureDigest(name: "SHA256")
+    /// SHA-384 (ecdsa-with-SHA384).
+    public static let sha384 = SignatureDigest(name: "SHA384")
 }

@@ -4,14 +4,14 @@ public import Crypto
 /// and a little stricter: `typ` JWT, `alg` that of the key named by `kid`, the signature, `exp` (no leeway), `iat`
 /// not in the future beyond a small clock skew, `iss` our prefix plus a project, `aud` an array naming the project.
 public struct AppCheckTokenVerifier: Sendable {
-    private let keys: [String: PublicKey]
+    private let keys: [String: JWSPublicKey]
     public let issuerPrefix: String
     /// How far in the future `iat` may be, in seconds: clocks of a cluster's nodes differ a little.
     public let allowedClockSkew: Int64
 
     /// - Parameter keys: every public key whose tokens are accepted, looked up by their RFC 7638 `kid`.
     public init(
-        keys: [PublicKey], issuerPrefix: String = AppCheckTokenIssuer.firebaseIssuerPrefix, allowedClockSkew: Int64 = 60
+        keys: [JWSPublicKey], issuerPrefix: String = AppCheckTokenIssuer.firebaseIssuerPrefix, allowedClockSkew: Int64 = 60
     ) {
         self.keys = Dictionary(keys.map { ($0.jwk.kid, $0) }, uniquingKeysWith: { first, _ in first })
         self.issuerPrefix = issuerPrefix

@@ -5,9 +5,9 @@ public import Crypto
 /// `iss` and `sub`.
 public struct ServiceAccountKey: Sendable {
     public let email: String?
-    public let publicKey: PublicKey
+    public let publicKey: JWSPublicKey
 
-    public init(email: String?, publicKey: PublicKey) {
+    public init(email: String?, publicKey: JWSPublicKey) {
         self.email = email
         self.publicKey = publicKey
     }
@@ -16,6 +16,6 @@ public struct ServiceAccountKey: Sendable {
 extension ServiceAccountKey {
     /// A service account key from a PEM `PUBLIC KEY` or `CERTIFICATE`, as a project's configuration names it.
     public init(email: String?, pem: String) throws(PublicKeyError) {
-        self.init(email: email, publicKey: try PublicKey(pem: pem))
+        self.init(email: email, publicKey: try JWSPublicKey(pem: pem))
     }
 }

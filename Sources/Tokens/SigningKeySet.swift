@@ -27,7 +27,7 @@ public struct SigningKeySet: Sendable {
     /// The key that signs new tokens: the last one.
     public var signing: Entry { entries[entries.count - 1] }
     /// The public keys, as `AppCheckTokenVerifier` takes them.
-    public var publicKeys: [PublicKey] { entries.map(\.privateKey.publicKey) }
+    public var publicKeys: [JWSPublicKey] { entries.map(\.privateKey.publicKey) }
 
     /// - Parameter keys: oldest first; the last one signs.
     public init(keys: [PrivateKey]) throws(SigningKeySetError) {

@@ -35,9 +35,9 @@ struct SigningKeyTests {
         ])
         #expect(encrypted.contains("ENCRYPTED"))
         #expect(throws: PrivateKeyError.unreadable, "refused without prompting for a passphrase") { try PrivateKey(pem: encrypted) }
-        #expect(throws: PublicKeyError.unreadable) { try PublicKey(pem: "no key here") }
+        #expect(throws: PublicKeyError.unreadable) { try JWSPublicKey(pem: "no key here") }
         let p256Public = try PrivateKey.generate(.es256).publicKey.pem()
-        #expect(try PublicKey(pem: p256Public).algorithm == .es256)
+        #expect(try JWSPublicKey(pem: p256Public).algorithm == .es256)
     }
 
     @Test("writes PKCS#8 PEM that reads back as the same key")
@@ -47,7 +47,7 @@ struct SigningKeyTests {
             #expect(pem.hasPrefix("-----BEGIN PRIVATE KEY-----"))
             let again = try PrivateKey(pem: pem)
             #expect(again.publicKey.jwk == key.publicKey.jwk)
-            #expect(try PublicKey(pem: key.publicKey.pem()).jwk == key.publicKey.jwk)
+            #expect(try JWSPublicKey(pem: key.publicKey.pem()).jwk == key.publicKey.jwk)
         }
     }
 
@@ -60,7 +60,7 @@ struct SigningKeyTests {
             "req", "-new", "-x509", "-key", scratch.file("key.pem"), "-subj", "/CN=service-account", "-days", "1",
         ])
         #expect(status == 0, "\(output)")
-        let key = try PublicKey(pem: output)
+        let key = try JWSPublicKey(pem: output)
         #expect(key.jwk == TestKeys.rsa.publicKey.jwk)
     }
 

@@ -8,16 +8,19 @@ public enum MessageEncoding: Sendable {
 }
 
 /// An RPC the router can call without knowing its message types: it decodes the request in the caller's encoding,
-/// runs the typed handler, and encodes the answer back in the same encoding.
+/// runs the typed handler, and encodes the answer back in the same encoding (for gRPC, already framed).
 public struct RPCEndpoint: Sendable {
     public let method: RPCMethod
     /// The method's short name (`GenerateAppAttestChallenge`): the `method` label of the request metrics.
     public var name: String { method.path.method }
+    /// Headers added to every successful REST answer (the JWKS's `cache-control`).
+    public let restHeaders: [(String, String)]
     let invoke: @Sendable (ArraySlice<UInt8>, MessageEncoding, RPCContext, @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> Void
 
     /// An endpoint serving `method` with `handler`.
-    public init<Handler: UnaryHandler>(_ method: RPCMethod, _ handler: Handler) {
+    public init<Handler: UnaryHandler>(_ method: RPCMethod, _ handler: Handler, restHeaders: [(String, String)] = []) {
         self.method = method
+        self.restHeaders = restHeaders
         self.invoke = { body, encoding, context, done in
             let request: Handler.Request
             do throws(GRPCStatus) {
@@ -31,7 +34,8 @@ public struct RPCEndpoint: Sendable {
             }
             handler.handle(request, context: context, reply: RPCReply { result in
                 switch (result, encoding) {
-                case (.success(let response), .protobuf): done(.success(response.serializedBytes()))
+                // gRPC answers are framed as they are encoded: one buffer, no copy.
+                case (.success(let response), .protobuf): done(.success(response.framedBytes()))
                 case (.success(let response), .json): done(.success(response.jsonBytes()))
                 case (.failure(let status), _): done(.failure(status))
                 }
@@ -47,6 +51,7 @@ public struct RPCEndpoint: Sendable {
 
     private init(method: RPCMethod, invoke: @escaping @Sendable (ArraySlice<UInt8>, MessageEncoding, RPCContext, @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> Void) {
         self.method = method
+        self.restHeaders = []
         self.invoke = invoke
     }
 }

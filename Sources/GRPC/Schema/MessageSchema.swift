@@ -24,6 +24,9 @@ public struct MessageSchema: Sendable, CustomStringConvertible {
 
     public var description: String { fullName }
 
+    /// Whether the message has its own JSON form (a string) rather than an object.
+    var isWellKnown: Bool { fullName == Self.durationName || fullName == Self.timestampName }
+
     static let durationName = "google.protobuf.Duration"
     static let timestampName = "google.protobuf.Timestamp"
 }

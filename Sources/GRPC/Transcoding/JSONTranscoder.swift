@@ -45,6 +45,11 @@ public enum JSONTranscoder {
         schema: MessageSchema,
         pathParameters: [PathParameter] = []
     ) throws(GRPCStatus) -> [UInt8] {
+        if schema.isWellKnown && pathParameters.isEmpty {
+            var writer = WireWriter()
+            try encodeNested(value, schema: schema, type: .message(schema), path: "", into: &writer)
+            return writer.bytes
+        }
         guard case .object(let members) = value else {
             throw GRPCStatus(.invalidArgument, "Invalid JSON payload received: the request body must be a JSON object.")
         }

@@ -1,0 +1,32 @@
+internal import COpenSSL
+
+/// How the simulator treats OpenSSL failures: as broken invariants. Key generation, certificate building and
+/// signing on well-formed inputs fail only when the library itself is broken or memory is exhausted, and a
+/// test tool that cannot sign has no useful way to continue; trapping keeps the simulator's API free of `try`.
+enum OpenSSLCall {
+    /// Traps with `what` and OpenSSL's first queued error unless `ok`.
+    static func require(_ ok: Bool, _ what: String) {
+        guard !ok else { return }
+        let code = ERR_get_error()
+        var message = [CChar](repeating: 0, count: 256)
+        ERR_error_string_n(code, &message, message.count)
+        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        preconditionFailure("AppAttestSimulator: \(what) failed: \(text)")
+    }
+
+    /// Returns `pointer`, trapping with `what` if OpenSSL returned NULL.
+    static func require<T>(_ pointer: T?, _ what: String) -> T {
+        require(pointer != nil, what)
+        return pointer!
+    }
+
+    /// The DER bytes an `i2d_*` function writes, sized by a first call without output.
+    static func encode(_ what: String, _ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) -> [UInt8] {
+        let count = Int(i2d(nil))
+        require(count > 0, what)
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var cursor = buffer.baseAddress
+            initialized = Int(i2d(&cursor))
+        }
+    }
+}

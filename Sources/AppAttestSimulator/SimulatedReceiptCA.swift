@@ -1,0 +1,127 @@
+internal import COpenSSL
+
+/// A test hierarchy shaped like the one that signs App Attest receipts: a self-signed P-384 "Root CA - G3", a
+/// P-256 "Application Integration CA" signed with ecdsa-with-SHA384, and a P-256 "Fraud Receipt Signing"
+/// certificate signed with ecdsa-with-SHA256. Receipts embed all three certificates, as Apple's do, so a verifier
+/// must trust only its pinned copy of `rootDER`. Safe to share between threads.
+public final class SimulatedReceiptCA: Sendable {
+    /// How a receipt's CMS is serialised.
+    public enum Encoding: Sendable {
+        /// Definite lengths throughout.
+        case der
+        /// Indefinite lengths and a constructed eContent OCTET STRING in 1000-byte chunks, as Apple's real
+        /// receipts are.
+        case ber
+    }
+
+    /// The root certificate (DER), the trust anchor to pin in a receipt verifier under test.
+    public var rootDER: [UInt8] { root.der }
+    /// The intermediate ("Integration CA") certificate (DER).
+    public var intermediateDER: [UInt8] { intermediate.der }
+    /// The signing certificate (DER).
+    public var signingCertificateDER: [UInt8] { signer.der }
+
+    let root: IssuedCertificate
+    let intermediate: IssuedCertificate
+    let signer: IssuedCertificate
+    let signerKey: ECKeyPair
+
+    /// Creates the three certificates, valid from `validFrom` to `validUntil` (seconds since the Unix epoch; by
+    /// default ten years back to twenty years ahead); `signerValidUntil` lets a test expire the signing
+    /// certificate alone.
+    public init(name: String = "Simulated", validFrom: Int64? = nil, validUntil: Int64? = nil, signerValidUntil: Int64? = nil) {
+        let now = SimulatedClock.now
+        let notBefore = validFrom ?? now - 10 * 365 * SimulatedClock.day
+        let notAfter = validUntil ?? now + 20 * 365 * SimulatedClock.day
+        let rootKey = ECKeyPair(curve: .p384)
+        root = IssuedCertificate(
+            .init(
+                subject: [("CN", "\(name) Root CA - G3"), ("OU", "attestd simulator"), ("O", "attestd"), ("C", "US")],
+                subjectKey: rootKey, notBefore: notBefore, notAfter: notAfter,
+                extensions: [
+                    .subjectKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: rootKey)),
+                    .basicConstraints(ca: true),
+                    .caKeyUsage,
+                ],
+                signatureDigest: "SHA384"),
+            issuer: nil)
+        let intermediateKey = ECKeyPair(curve: .p256)
+        intermediate = IssuedCertificate(
+            .init(
+                subject: [("CN", "\(name) Application Integration CA 5 - G1"), ("OU", "attestd simulator"), ("O", "attestd"), ("C", "US")],
+                subjectKey: intermediateKey, notBefore: notBefore, notAfter: notAfter,
+                extensions: [
+                    .basicConstraints(ca: true, pathLength: 0),
+                    .authorityKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: rootKey)),
+                    .subjectKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: intermediateKey)),
+                    .caKeyUsage,
+                ],
+                signatureDigest: "SHA384"),
+            issuer: (root, rootKey))
+        signerKey = ECKeyPair(curve: .p256)
+        signer = IssuedCertificate(
+            .init(
+                subject: [("CN", "\(name) Application Attestation Fraud Receipt Signing"), ("O", "attestd"), ("C", "US")],
+                subjectKey: signerKey, notBefore: notBefore, notAfter: signerValidUntil ?? notAfter,
+                extensions: [
+                    .basicConstraints(ca: false),
+                    .authorityKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: intermediateKey)),
+                    .subjectKeyIdentifier(IssuedCertificate.Extension.keyIdentifier(of: signerKey)),
+                    .signingKeyUsage,
+                ],
+                signatureDigest: "SHA256"),
+            issuer: (intermediate, intermediateKey))
+    }
+
+    /// `receipt` as a CMS SignedData (content type id-data, SHA-256, one ecdsa-with-SHA256 signer over the content,
+    /// without signed attributes, as Apple signs receipts) embedding the signing, intermediate and root
+    /// certificates (DER sorts them, as a SET OF).
+    public func sign(_ receipt: SimulatedReceipt, encoding: Encoding = .der) -> [UInt8] {
+        sign(payload: receipt.payloadDER, encoding: encoding)
+    }
+
+    /// Any bytes as a receipt's signed content, for tests of malformed payloads.
+    public func sign(payload: [UInt8], encoding: Encoding = .der) -> [UInt8] {
+        // CMS_NOATTR: Apple signs the content itself, with no signed attributes.
+        let flags = UInt32(CMS_BINARY | CMS_NOATTR) | (encoding == .ber ? UInt32(CMS_STREAM) : 0)
+        return payload.withUnsafeBytes { raw in
+            let input = OpenSSLCall.require(BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)), "BIO_new_mem_buf")
+            defer { BIO_free(input) }
+            let cms = OpenSSLCall.require(CMS_sign(signer.x509, signerKey.pkey, nil, input, flags), "CMS_sign")
+            defer { CMS_ContentInfo_free(cms) }
+            OpenSSLCall.require(CMS_add1_cert(cms, intermediate.x509) == 1, "CMS_add1_cert(intermediate)")
+            OpenSSLCall.require(CMS_add1_cert(cms, root.x509) == 1, "CMS_add1_cert(root)")
+            switch encoding {
+            case .der:
+                return OpenSSLCall.encode("i2d_CMS_ContentInfo") { i2d_CMS_ContentInfo(cms, $0) }
+            case .ber:
+                return Self.streamBER(cms, content: raw)
+            }
+        }
+    }
+
+    /// Writes `cms` through OpenSSL's streaming encoder, feeding the content in 1000-byte writes: each write
+    /// becomes one primitive OCTET STRING chunk of the indefinite-length eContent, as in Apple's receipts.
+    private static func streamBER(_ cms: OpaquePointer, content: UnsafeRawBufferPointer) -> [UInt8] {
+        let output = OpenSSLCall.require(BIO_new(BIO_s_mem()), "BIO_new")
+        defer { BIO_free(output) }
+        var stream = OpenSSLCall.require(BIO_new_CMS(output, cms), "BIO_new_CMS")
+        var offset = 0
+        while offset < content.count {
+            let count = min(1000, content.count - offset)
+            OpenSSLCall.require(BIO_write(stream, content.baseAddress! + offset, Int32(count)) == count, "BIO_write")
+            offset += count
+        }
+        // BIO_flush: signs and writes the rest of the SignedData.
+        OpenSSLCall.require(BIO_ctrl(stream, BIO_CTRL_FLUSH, 0, nil) == 1, "BIO_flush")
+        // Free the filters BIO_new_CMS pushed in front of `output`, but not `output` itself.
+        while stream != output {
+            let next = BIO_pop(stream)
+            BIO_free(stream)
+            stream = OpenSSLCall.require(next, "BIO_pop")
+        }
+        var data: UnsafeMutablePointer<CChar>?
+        let count = BIO_ctrl(output, BIO_CTRL_INFO, 0, &data)
+        return [UInt8](UnsafeRawBufferPointer(start: data, count: count))
+    }
+}

@@ -1,0 +1,75 @@
+/// The state every node of a cluster must share (DESIGN.md, "State"). Each operation is atomic on its own, so two
+/// nodes racing on the same challenge, counter or token get one winner.
+///
+/// The calls are synchronous and may block: they run on the verifier pool's threads, never on an event loop.
+/// That shape fits all three implementations without change: memory (a lock), SQLite (one statement in a
+/// transaction, WAL) and Redis (one round trip to a server-side script per call, from a connection pool).
+public protocol StateStore: Sendable {
+    /// Marks a challenge as used. Returns false when it was used before (a replay).
+    /// - Parameter expiresAt: unix seconds after which the challenge is refused anyway, so the record may go.
+    func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64) throws(StoreError) -> Bool
+
+    /// Records a newly attested key with counter 0. Attesting the same key again (the iOS SDK retries with the
+    /// same key after a network failure) keeps its counter and revocation, and refreshes the rest.
+    func registerKey(_ record: AttestedKeyRecord) throws(StoreError)
+
+    /// The record of `keyID`, or nil when that key was never attested here.
+    func attestedKey(_ keyID: [UInt8]) throws(StoreError) -> AttestedKeyRecord?
+
+    /// Compare-and-advance: sets the key's counter to `counter` only if it is strictly greater than the stored
+    /// one and the key is not revoked; also sets `lastSeen`. Exactly one of several concurrent callers with the same
+    /// counter wins.
+    func advanceCounter(keyID: [UInt8], to counter: UInt32, now: Int64) throws(StoreError) -> CounterAdvance
+
+    /// Marks a limited-use token (by its `jti`) as consumed. Returns true the first time, false after.
+    func consumeToken(_ tokenID: String, expiresAt: Int64) throws(StoreError) -> Bool
+
+    /// Revokes a key: later assertions with it are refused. Returns false when the key is unknown.
+    func revokeKey(_ keyID: [UInt8], now: Int64) throws(StoreError) -> Bool
+}
+
+/// The outcome of `advanceCounter`.
+public enum CounterAdvance: Sendable, Equatable {
+    case advanced
+    /// The stored counter is already at or past the offered one: a replay or a reordered request.
+    case notIncreasing(stored: UInt32)
+    case revoked
+    case unknownKey
+}
+
+/// What attestd knows about an attested key.
+public struct AttestedKeyRecord: Sendable, Equatable {
+    public var keyID: [UInt8]
+    public var appID: String
+    public var environment: String
+    /// The 65-byte uncompressed P-256 point.
+    public var publicKey: [UInt8]
+    public var firstSeen: Int64
+    public var lastSeen: Int64
+    public var counter: UInt32
+    public var receipt: [UInt8]?
+    public var riskMetric: Int?
+    public var revoked: Bool
+
+    public init(keyID: [UInt8], appID: String, environment: String, publicKey: [UInt8], firstSeen: Int64,
+                lastSeen: Int64, counter: UInt32 = 0, receipt: [UInt8]? = nil, riskMetric: Int? = nil,
+                revoked: Bool = false) {
+        self.keyID = keyID
+        self.appID = appID
+        self.environment = environment
+        self.publicKey = publicKey
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.counter = counter
+        self.receipt = receipt
+        self.riskMetric = riskMetric
+        self.revoked = revoked
+    }
+}
+
+/// The store could not answer (unreachable, timed out, corrupt). attestd fails closed: UNAVAILABLE.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+}
