@@ -18,7 +18,8 @@ public final class JWSPublicKey: @unchecked Sendable {
             return
         }
         PEM.clearErrors()
-        guard let certificate = PEM.withReadBIO(pem, { PEM_read_bio_X509($0, nil, { _, _, _, _ in 0 }, nil) }) ?? nil else {
+        let certificate = PEM.withReadBIO(pem, { PEM_read_bio_X509($0, nil, { _, _, _, _ in 0 }, nil) }) ?? nil
+        guard let certificate else {
             throw PublicKeyError.unreadable.with(detail: PEM.drainErrors())
         }
         defer { X509_free(certificate) }
