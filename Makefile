@@ -22,7 +22,7 @@ run: build
 
 # With `make run` serving in another terminal: a simulated device's whole App Attest flow, step by step.
 demo:
-	swift build --product attestd-sim $(SWIFT_BUILD_FLAGS)
+	@swift build --quiet --product attestd-sim $(SWIFT_BUILD_FLAGS)
 	.build/debug/attestd-sim flow --url $(DEMO_URL) --project attestd-dev --app 1:123456789012:ios:0123456789abcdef \
 		--app-id DEVTEAM123.dev.attestd.example --environment development --dir $(SIM_DIR) --assertions 3
 
