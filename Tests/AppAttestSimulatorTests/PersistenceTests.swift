@@ -7,6 +7,7 @@ import Testing
 @Suite("Simulated CAs and keys saved to files")
 struct PersistenceTests {
     static let appID = "TEAMID1234.com.example.app"
+    static let appIDs = [AppID(appID)!]
 
     @Test("a CA saved and loaded attests objects the real verifier accepts with the saved roots as trust anchors")
     func savedCAAttests() throws {
@@ -23,7 +24,7 @@ struct PersistenceTests {
             receiptVerifier: ReceiptVerifier(trustAnchorsDER: [try TemporaryDirectory.certificateDER(directory.receiptRootPath)]))
         let verified = try verifier.verify(
             attestationObject: attestation, keyID: key.keyID, clientDataHash: SHA256.hash(challenge),
-            appIDs: [try #require(AppID(Self.appID))], environment: .development)
+            appIDs: Self.appIDs, environment: .development)
         #expect(verified.publicKey == key.publicKey)
         #expect(verified.environment == .development)
         guard case .verified = verified.receipt else {
@@ -53,7 +54,7 @@ struct PersistenceTests {
             trustAnchorsDER: [original.rootDER], receiptVerifier: ReceiptVerifier(trustAnchorsDER: [originalReceipts.rootDER])
         ).verify(
             attestationObject: attestation, keyID: key.keyID, clientDataHash: [7],
-            appIDs: [try #require(AppID(Self.appID))], environment: .production)
+            appIDs: Self.appIDs, environment: .production)
         #expect(verified.keyID == key.keyID)
     }
 
@@ -78,7 +79,7 @@ struct PersistenceTests {
         #expect(again.counter == 2)
         let verified = try AssertionVerifier().verify(
             assertion: device.assert(again, clientDataHash: SHA256.hash([3])), publicKey: key.publicKey,
-            clientDataHash: SHA256.hash([3]), appIDs: [try #require(AppID(Self.appID))], previousCounter: 2)
+            clientDataHash: SHA256.hash([3]), appIDs: Self.appIDs, previousCounter: 2)
         #expect(verified.counter == 3)
     }
 

@@ -12,7 +12,14 @@ private enum SimulatorCLI {
 
         /// stdout as the one JSON object every command but `flow` prints.
         func json() throws -> [String: Any] {
-            try #require(try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any])
+            let object = try JSONSerialization.jsonObject(with: Data(stdout.utf8))
+            return try #require(object as? [String: Any])
+        }
+
+        /// The bytes of a base64 member of the JSON object.
+        func bytes(_ name: String) throws -> [UInt8] {
+            let text = try #require(try json()[name] as? String)
+            return try #require(Base64.decode(text))
         }
     }
 
@@ -45,6 +52,7 @@ private enum SimulatorCLI {
 @Suite("attestd-sim as a process: init, attest, assert")
 struct SimulatorCLITests {
     let appID = "DEVTEAM123.dev.attestd.example"
+    var appIDs: [AppID] { [AppID(appID)!] }
 
     @Test("objects from init + attest + assert verify with AttestationVerifier and AssertionVerifier")
     func endToEnd() throws {
@@ -63,9 +71,8 @@ struct SimulatorCLITests {
             "--challenge", Base64.encode(challenge), "--validation-category", "3", "--bundle-version", "42",
         ])
         #expect(attested.status == 0, "\(attested.stderr)")
-        let attestation = try attested.json()
-        let keyID = try #require(Base64.decode(try #require(attestation["keyId"] as? String)))
-        let publicKey = try #require(Base64.decode(try #require(attestation["publicKey"] as? String)))
+        let keyID = try attested.bytes("keyId")
+        let publicKey = try attested.bytes("publicKey")
         #expect(keyID.count == 32)
         #expect(publicKey.count == 65)
         #expect(try TemporaryDirectory.mode(keyFile) == 0o600)
@@ -74,8 +81,8 @@ struct SimulatorCLITests {
             trustAnchorsDER: [try TemporaryDirectory.certificateDER(directory + "/app-attest-root.pem")],
             receiptVerifier: ReceiptVerifier(trustAnchorsDER: [try TemporaryDirectory.certificateDER(directory + "/receipt-root.pem")])
         ).verify(
-            attestationObject: try #require(Base64.decode(try #require(attestation["attestation"] as? String))),
-            keyID: keyID, clientDataHash: SHA256.hash(challenge), appIDs: [try #require(AppID(appID))],
+            attestationObject: try attested.bytes("attestation"),
+            keyID: keyID, clientDataHash: SHA256.hash(challenge), appIDs: appIDs,
             environment: .development)
         #expect(verified.publicKey == publicKey)
         #expect(verified.environment == .development)
@@ -96,11 +103,10 @@ struct SimulatorCLITests {
                 "--client-data", Base64.encode(clientData),
             ])
             #expect(asserted.status == 0, "\(asserted.stderr)")
-            let reply = try asserted.json()
-            #expect(reply["counter"] as? Int == Int(expected))
+            #expect(try asserted.json()["counter"] as? Int == Int(expected))
             let checked = try verifier.verify(
-                assertion: try #require(Base64.decode(try #require(reply["assertion"] as? String))), publicKey: publicKey,
-                clientDataHash: SHA256.hash(clientData), appIDs: [try #require(AppID(appID))], previousCounter: previous)
+                assertion: try asserted.bytes("assertion"), publicKey: publicKey,
+                clientDataHash: SHA256.hash(clientData), appIDs: appIDs, previousCounter: previous)
             #expect(checked.counter == expected)
             previous = checked.counter
         }
@@ -111,11 +117,11 @@ struct SimulatorCLITests {
             "--client-data", Base64.encode(clientData), "--counter", "1",
         ])
         #expect(try regressed.json()["counter"] as? Int == 1)
+        let regressedAssertion = try regressed.bytes("assertion")
         #expect(throws: AppAttestError.self) {
             try verifier.verify(
-                assertion: try #require(Base64.decode(try #require(try regressed.json()["assertion"] as? String))),
-                publicKey: publicKey, clientDataHash: SHA256.hash(clientData), appIDs: [try #require(AppID(appID))],
-                previousCounter: previous)
+                assertion: regressedAssertion, publicKey: publicKey, clientDataHash: SHA256.hash(clientData),
+                appIDs: appIDs, previousCounter: previous)
         }
     }
 

@@ -1,5 +1,6 @@
 import AppAttest
 import Foundation
+import Testing
 
 /// A fresh directory under the system's temporary directory for one test, and PEM helpers for what is saved there.
 enum TemporaryDirectory {
@@ -8,7 +9,7 @@ enum TemporaryDirectory {
         var template = Array((NSTemporaryDirectory() + "attestd-sim-test-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         precondition(made != nil, "mkdtemp failed")
-        return String(cString: template)
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The DER of the first certificate in the PEM file at `path`.
