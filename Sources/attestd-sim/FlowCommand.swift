@@ -45,7 +45,7 @@ enum FlowCommand {
         guard let token = exchanged.appCheckToken else { throw .failure("the attestation reply carries no appCheckToken") }
         printToken(token, detailed: true)
 
-        for index in 1...max(assertions, 1) where assertions > 0 {
+        for index in stride(from: 1, through: assertions, by: 1) {
             say("\(index + 2). assertion \(index)/\(assertions)   new challenge, generateAssertion(clientDataHash: SHA256(artifact || challenge))")
             let reply = try client.generateChallenge()
             let challenge = try decode(reply.challenge, "challenge")
