@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "attestd", targets: ["attestd"]),
         .executable(name: "attestd-verify-bench", targets: ["attestd-verify-bench"]),
+        .executable(name: "attestd-sim", targets: ["attestd-sim"]),
         .library(name: "AppAttestSimulator", targets: ["AppAttestSimulator"]),
     ],
     targets: [
@@ -57,6 +58,12 @@ let package = Package(
             dependencies: ["AppCheckService", "AppAttest", "Crypto", "Observability", "Tokens"],
             swiftSettings: swiftSettings
         ),
+        // A simulated device on the command line, with its CAs persisted, for the development loop and e2e tests.
+        .executableTarget(
+            name: "attestd-sim",
+            dependencies: ["AppAttestSimulator", "AppAttest", "Crypto"],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Benchmarks: separate executables, never timed unit tests.
         .executableTarget(
@@ -79,7 +86,8 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppAttestSimulatorTests",
-            dependencies: ["AppAttestSimulator", "Crypto", "COpenSSL"],
+            // AppAttest: persisted CAs are checked with the real verifiers; attestd-sim is run as a process.
+            dependencies: ["AppAttestSimulator", "Crypto", "COpenSSL", "AppAttest", "attestd-sim"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),
