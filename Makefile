@@ -17,6 +17,7 @@ release: deps
 	swift build -c release $(SWIFT_BUILD_FLAGS)
 
 run: build
+	@[ -f .keys/token-signing.pem ] || .build/debug/attestd keygen --out .keys
 	.build/debug/attestd-sim init --dir $(SIM_DIR)
 	.build/debug/attestd serve --config $(CONFIG)
 
