@@ -34,7 +34,7 @@ extension Configuration {
     private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
         reader.rejectUnknownKeys(except: [
             "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "tokens", "verifier",
-            "trust", "admin", "projects",
+            "trust", "admin", "store", "projects",
         ])
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
 
@@ -107,6 +107,8 @@ extension Configuration {
         adminReader?.rejectUnknownKeys(except: ["tokenHashes"])
         let admin = Admin(tokenHashes: adminReader.map { sha256Digests($0, "tokenHashes", what: "admin token") } ?? [])
 
+        let store = readStore(reader.object("store"), resolve: resolve)
+
         let projects = reader.objects("projects").map { project in
             project.rejectUnknownKeys(except: ["number", "id", "apps", "serviceAccounts"])
             let number = project.string("number") ?? ""
@@ -140,6 +142,7 @@ extension Configuration {
             verifier: verifier,
             trust: trust,
             admin: admin,
+            store: store,
             projects: projects)
     }
 
@@ -175,6 +178,51 @@ extension Configuration {
         let categories = app.integers("allowedValidationCategories", in: 0...10).map { Set($0.map(UInt32.init)) }
         return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
                    debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories)
+    }
+
+    /// `store`: `{"kind":"memory"}` (the default), `{"kind":"sqlite","path":…,"durability":"processCrash"|"powerLoss"}`,
+    /// or `{"kind":"redis","redis":{host, port, username, password or passwordFile, database, keyPrefix, poolSize,
+    /// connectTimeoutMs, commandTimeoutMs}}`.
+    private static func readStore(_ reader: JSONFieldReader?, resolve: (String) -> String) -> Store {
+        guard let reader else { return .memory }
+        reader.rejectUnknownKeys(except: ["kind", "path", "durability", "redis"])
+        switch reader.string("kind") ?? "" {
+        case "memory":
+            return .memory
+        case "sqlite":
+            let durability = reader.string("durability", default: "processCrash") ?? "processCrash"
+            if durability != "processCrash" && durability != "powerLoss" {
+                reader.problem(reader.field("durability"), "must be processCrash or powerLoss")
+            }
+            return .sqlite(path: resolve(reader.string("path") ?? ""), survivesPowerLoss: durability == "powerLoss")
+        case "redis":
+            guard let redis = reader.object("redis", required: true) else { return .memory }
+            redis.rejectUnknownKeys(except: [
+                "host", "port", "username", "password", "passwordFile", "database", "keyPrefix", "poolSize",
+                "connectTimeoutMs", "commandTimeoutMs",
+            ])
+            var password = redis.string("password", default: "").flatMap { $0.isEmpty ? nil : $0 }
+            if let file = redis.string("passwordFile", default: "").flatMap({ $0.isEmpty ? nil : resolve($0) }) {
+                if let text = try? String(contentsOfFile: file, encoding: .utf8) {
+                    password = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                } else {
+                    redis.problem(redis.field("passwordFile"), "cannot be read")
+                }
+            }
+            return .redis(Redis(
+                host: redis.string("host", default: "127.0.0.1") ?? "127.0.0.1",
+                port: redis.integer("port", default: 6379, in: 1...65535),
+                username: redis.string("username", default: "").flatMap { $0.isEmpty ? nil : $0 },
+                password: password,
+                database: redis.integer("database", default: 0, in: 0...15),
+                keyPrefix: redis.string("keyPrefix", default: "attestd:") ?? "attestd:",
+                poolSize: redis.integer("poolSize", default: 8, in: 1...256),
+                connectTimeoutMilliseconds: redis.integer("connectTimeoutMs", default: 500, in: 10...60_000),
+                commandTimeoutMilliseconds: redis.integer("commandTimeoutMs", default: 500, in: 10...60_000)))
+        default:
+            reader.problem(reader.field("kind"), "must be memory, sqlite or redis")
+            return .memory
+        }
     }
 
     /// An optional list of SHA-256 digests written as 64 hex digits.

@@ -43,7 +43,7 @@ public final class AttestdService: Sendable {
             attestations: AttestationVerifier(
                 trustAnchorsDER: attestRoots, receiptVerifier: ReceiptVerifier(trustAnchorsDER: receiptRoots)),
             assertions: AssertionVerifier(),
-            store: MemoryStateStore(clock: { ExchangeContext.now() }),
+            store: try StateStores.open(configuration.store, logger: logger),
             pool: pool,
             failures: failures)
         let endpoints = EndpointTable.endpoints(.init(
