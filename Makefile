@@ -17,12 +17,13 @@ release: deps
 	swift build -c release $(SWIFT_BUILD_FLAGS)
 
 run: build
+	@[ -f .keys/token-signing.pem ] || .build/debug/attestd keygen --out .keys
 	.build/debug/attestd-sim init --dir $(SIM_DIR)
 	.build/debug/attestd serve --config $(CONFIG)
 
 # With `make run` serving in another terminal: a simulated device's whole App Attest flow, step by step.
 demo:
-	swift build --product attestd-sim $(SWIFT_BUILD_FLAGS)
+	@swift build --quiet --product attestd-sim $(SWIFT_BUILD_FLAGS)
 	.build/debug/attestd-sim flow --url $(DEMO_URL) --project attestd-dev --app 1:123456789012:ios:0123456789abcdef \
 		--app-id DEVTEAM123.dev.attestd.example --environment development --dir $(SIM_DIR) --assertions 3
 

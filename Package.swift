@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "AppAttest", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "AppAttestSimulator", dependencies: ["Crypto", "COpenSSL", "CShims"], swiftSettings: swiftSettings),
         .target(name: "Storage", swiftSettings: swiftSettings),
-        .target(name: "Tokens", dependencies: ["Crypto", "Observability"], swiftSettings: swiftSettings),
+        .target(name: "Tokens", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "AppCheckMessages", dependencies: ["AppCheckProtos", "CProtobufC", "GRPC"], swiftSettings: swiftSettings),
         .target(name: "GRPC", swiftSettings: swiftSettings),
         .target(

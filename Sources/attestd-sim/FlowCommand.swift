@@ -43,26 +43,26 @@ enum FlowCommand {
         let artifact = try decode(exchanged.artifact, "artifact")
         say("   artifact        \(abbreviated(exchanged.artifact)) (\(artifact.count) bytes, sealed by attestd)")
         guard let token = exchanged.appCheckToken else { throw .failure("the attestation reply carries no appCheckToken") }
-        printToken(token)
+        printToken(token, detailed: true)
 
-        for index in 1...max(assertions, 1) where assertions > 0 {
-            say("\(index + 2). assertion \(index)/\(assertions)   POST …:generateAppAttestChallenge, then generateAssertion(clientDataHash: SHA256(artifact || challenge))")
+        for index in stride(from: 1, through: assertions, by: 1) {
+            say("\(index + 2). assertion \(index)/\(assertions)   new challenge, generateAssertion(clientDataHash: SHA256(artifact || challenge))")
             let reply = try client.generateChallenge()
             let challenge = try decode(reply.challenge, "challenge")
             let assertion = try session.assert(clientData: artifact + challenge, keyFile: keyFile)
             say("   challenge       \(reply.challenge)")
             say("   assertion       counter \(assertion.counter), \(assertion.object.count) bytes")
             say("                   POST …:exchangeAppAttestAssertion {artifact, challenge, assertion, limited_use}")
-            printToken(try client.exchangeAssertion(artifact: artifact, challenge: challenge, assertion: assertion.object))
+            printToken(try client.exchangeAssertion(artifact: artifact, challenge: challenge, assertion: assertion.object), detailed: false)
         }
         say("")
         say("ok: 1 attestation and \(assertions) assertion\(assertions == 1 ? "" : "s") exchanged for App Check tokens")
         say("   verify a token offline against \(http.url("/v1/jwks"))")
     }
 
-    private static func printToken(_ token: AttestdClient.Token) {
+    private static func printToken(_ token: AttestdClient.Token, detailed: Bool) {
         say("   token           \(abbreviated(token.token)) (ttl \(token.ttl ?? "?"))")
-        for line in TokenSummary.lines(token.token) { say("                   \(line)") }
+        for line in TokenSummary.lines(token.token, detailed: detailed) { say("                   \(line)") }
     }
 
     private static func decode(_ text: String, _ field: String) throws(CommandError) -> [UInt8] {

@@ -34,7 +34,7 @@ extension Configuration {
     private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
         reader.rejectUnknownKeys(except: [
             "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "tokens", "verifier",
-            "trust", "projects",
+            "trust", "admin", "store", "projects",
         ])
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
 
@@ -103,6 +103,12 @@ extension Configuration {
             extraAppAttestRootPaths: (trustReader?.strings("extraAppAttestRoots", required: false) ?? []).map(resolve),
             extraReceiptRootPaths: (trustReader?.strings("extraReceiptRoots", required: false) ?? []).map(resolve))
 
+        let adminReader = reader.object("admin")
+        adminReader?.rejectUnknownKeys(except: ["tokenHashes"])
+        let admin = Admin(tokenHashes: adminReader.map { sha256Digests($0, "tokenHashes", what: "admin token") } ?? [])
+
+        let store = readStore(reader.object("store"), resolve: resolve)
+
         let projects = reader.objects("projects").map { project in
             project.rejectUnknownKeys(except: ["number", "id", "apps", "serviceAccounts"])
             let number = project.string("number") ?? ""
@@ -135,6 +141,8 @@ extension Configuration {
             tokens: Tokens(issuerPrefix: issuerPrefix),
             verifier: verifier,
             trust: trust,
+            admin: admin,
+            store: store,
             projects: projects)
     }
 
@@ -166,16 +174,66 @@ extension Configuration {
             }
         }
         let ttl = app.integer("tokenTtlSeconds", default: 3_600, in: 1_800...604_800)
-        let debugTokenHashes: [[UInt8]] = app.strings("debugTokenHashes", required: false).enumerated().compactMap { index, text in
+        let debugTokenHashes = sha256Digests(app, "debugTokenHashes", what: "debug token")
+        let categories = app.integers("allowedValidationCategories", in: 0...10).map { Set($0.map(UInt32.init)) }
+        return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
+                   debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories)
+    }
+
+    /// `store`: `{"kind":"memory"}` (the default), `{"kind":"sqlite","path":…,"durability":"processCrash"|"powerLoss"}`,
+    /// or `{"kind":"redis","redis":{host, port, username, password or passwordFile, database, keyPrefix, poolSize,
+    /// connectTimeoutMs, commandTimeoutMs}}`.
+    private static func readStore(_ reader: JSONFieldReader?, resolve: (String) -> String) -> Store {
+        guard let reader else { return .memory }
+        reader.rejectUnknownKeys(except: ["kind", "path", "durability", "redis"])
+        switch reader.string("kind") ?? "" {
+        case "memory":
+            return .memory
+        case "sqlite":
+            let durability = reader.string("durability", default: "processCrash") ?? "processCrash"
+            if durability != "processCrash" && durability != "powerLoss" {
+                reader.problem(reader.field("durability"), "must be processCrash or powerLoss")
+            }
+            return .sqlite(path: resolve(reader.string("path") ?? ""), survivesPowerLoss: durability == "powerLoss")
+        case "redis":
+            guard let redis = reader.object("redis", required: true) else { return .memory }
+            redis.rejectUnknownKeys(except: [
+                "host", "port", "username", "password", "passwordFile", "database", "keyPrefix", "poolSize",
+                "connectTimeoutMs", "commandTimeoutMs",
+            ])
+            var password = redis.string("password", default: "").flatMap { $0.isEmpty ? nil : $0 }
+            if let file = redis.string("passwordFile", default: "").flatMap({ $0.isEmpty ? nil : resolve($0) }) {
+                if let text = try? String(contentsOfFile: file, encoding: .utf8) {
+                    password = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                } else {
+                    redis.problem(redis.field("passwordFile"), "cannot be read")
+                }
+            }
+            return .redis(Redis(
+                host: redis.string("host", default: "127.0.0.1") ?? "127.0.0.1",
+                port: redis.integer("port", default: 6379, in: 1...65535),
+                username: redis.string("username", default: "").flatMap { $0.isEmpty ? nil : $0 },
+                password: password,
+                database: redis.integer("database", default: 0, in: 0...15),
+                keyPrefix: redis.string("keyPrefix", default: "attestd:") ?? "attestd:",
+                poolSize: redis.integer("poolSize", default: 8, in: 1...256),
+                connectTimeoutMilliseconds: redis.integer("connectTimeoutMs", default: 500, in: 10...60_000),
+                commandTimeoutMilliseconds: redis.integer("commandTimeoutMs", default: 500, in: 10...60_000)))
+        default:
+            reader.problem(reader.field("kind"), "must be memory, sqlite or redis")
+            return .memory
+        }
+    }
+
+    /// An optional list of SHA-256 digests written as 64 hex digits.
+    private static func sha256Digests(_ reader: JSONFieldReader, _ name: String, what: String) -> [[UInt8]] {
+        reader.strings(name, required: false).enumerated().compactMap { index, text in
             guard let digest = Hex.decode(text), digest.count == 32 else {
-                app.problem("\(app.field("debugTokenHashes"))[\(index)]", "must be the SHA-256 of the debug token, as 64 hex digits")
+                reader.problem("\(reader.field(name))[\(index)]", "must be the SHA-256 of the \(what), as 64 hex digits")
                 return nil
             }
             return digest
         }
-        let categories = app.integers("allowedValidationCategories", in: 0...10).map { Set($0.map(UInt32.init)) }
-        return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
-                   debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories)
     }
 
     private static func checkUnique(_ values: [String], what: String, reader: JSONFieldReader) {

@@ -43,12 +43,13 @@ public final class AttestdService: Sendable {
             attestations: AttestationVerifier(
                 trustAnchorsDER: attestRoots, receiptVerifier: ReceiptVerifier(trustAnchorsDER: receiptRoots)),
             assertions: AssertionVerifier(),
-            store: MemoryStateStore(clock: { ExchangeContext.now() }),
+            store: try StateStores.open(configuration.store, logger: logger),
             pool: pool,
             failures: failures)
         let endpoints = EndpointTable.endpoints(.init(
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
-            customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects)))
+            customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
+            admin: AdminCredential(tokenHashes: configuration.admin.tokenHashes)))
 
         let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics"])
         let registry = MetricsRegistry()
