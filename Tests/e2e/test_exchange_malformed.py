@@ -9,6 +9,7 @@ import pytest
 from attestd_server import DEV_APPLE_APP_ID, ExchangeServer
 from device import attest_device
 from exchange import GrpcExchange, Refused, RestExchange
+from failures import counts_failure
 from sim import Simulator, b64
 from wire import APP_ID, APP_NAME_BY_PROJECT_ID, PROJECT_ID, PROJECT_NUMBER
 
@@ -72,32 +73,25 @@ def test_bad_base64_in_a_rest_body_is_invalid_argument(exchange_server: Exchange
         client.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="contract §5 says INVALID_ARGUMENT/400 for bytes that are not CBOR; attestd answers PERMISSION_DENIED/403 "
-    "(ExchangeAttestationHandler maps every AppAttestError, malformed(...) included, to a refusal)",
-)
 def test_an_attestation_that_is_not_cbor_is_invalid_argument(
-    exchange_client: GrpcExchange | RestExchange,
+    exchange_client: GrpcExchange | RestExchange, exchange_server: ExchangeServer
 ) -> None:
     app = app_name(exchange_client)
     challenge = exchange_client.challenge(app)
-    error = refused(lambda: exchange_client.attest(app, bytes(32), NOT_CBOR, challenge))
+    # Still counted by its precise reason, like a refusal.
+    with counts_failure(exchange_server.server.h2c_port, APP_ID, "app_attest", "malformed(attestationObject)"):
+        error = refused(lambda: exchange_client.attest(app, bytes(32), NOT_CBOR, challenge))
     assert_status(error, "INVALID_ARGUMENT", 400)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="contract §5 says INVALID_ARGUMENT/400 for bytes that are not CBOR; attestd answers PERMISSION_DENIED/403 "
-    "(ExchangeAssertionHandler maps every AppAttestError, malformed(...) included, to a refusal)",
-)
 def test_an_assertion_that_is_not_cbor_is_invalid_argument(
-    exchange_client: GrpcExchange | RestExchange, simulator: Simulator
+    exchange_client: GrpcExchange | RestExchange, exchange_server: ExchangeServer, simulator: Simulator
 ) -> None:
     app = app_name(exchange_client)
     device = attest_device(exchange_client, simulator, app, DEV_APPLE_APP_ID)
     challenge = exchange_client.challenge(app)
-    error = refused(lambda: exchange_client.assertion(app, device.artifact, NOT_CBOR, challenge))
+    with counts_failure(exchange_server.server.h2c_port, APP_ID, "app_attest", "malformed(assertion)"):
+        error = refused(lambda: exchange_client.assertion(app, device.artifact, NOT_CBOR, challenge))
     assert_status(error, "INVALID_ARGUMENT", 400)
 
 
