@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "AppAttest", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "AppAttestSimulator", dependencies: ["Crypto", "COpenSSL", "CShims"], swiftSettings: swiftSettings),
         .target(name: "Storage", swiftSettings: swiftSettings),
-        .target(name: "Tokens", dependencies: ["Crypto"], swiftSettings: swiftSettings),
+        .target(name: "Tokens", dependencies: ["Crypto", "Observability"], swiftSettings: swiftSettings),
         .target(name: "AppCheckMessages", dependencies: ["AppCheckProtos", "CProtobufC", "GRPC"], swiftSettings: swiftSettings),
         .target(name: "GRPC", swiftSettings: swiftSettings),
         .target(
@@ -54,7 +54,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "attestd",
-            dependencies: ["AppCheckService", "AppAttest", "Crypto", "Observability"],
+            dependencies: ["AppCheckService", "AppAttest", "Crypto", "Observability", "Tokens"],
             swiftSettings: swiftSettings
         ),
 
@@ -89,6 +89,12 @@ let package = Package(
         .testTarget(
             name: "AppCheckServiceTests",
             dependencies: ["AppCheckService", "GRPC", "AppCheckMessages", "Tokens"],
+            swiftSettings: swiftSettings
+        ),
+        // Runs the built attestd binary (found next to the test bundle) end to end.
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["attestd", "AppAttestSimulator", "AppAttest"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -10,7 +10,8 @@ enum Report {
 
     static func printHeader(_ options: BenchOptions) {
         print("attestd-verify-bench: one thread, best of \(options.rounds) rounds of \(options.seconds) s per measurement, "
-              + "\(options.count) distinct inputs; full chain = a verifier with cacheCapacity 0")
+              + "\(options.count) distinct inputs; full chain = an AttestationVerifier with "
+              + "cacheCapacity 0 (its ReceiptVerifier keeps its own signer cache)")
         print(pad("measurement", 48) + pad("ops/s", 12, left: true) + pad("µs/op", 10, left: true))
     }
 

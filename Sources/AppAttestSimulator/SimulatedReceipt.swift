@@ -1,4 +1,3 @@
-internal import COpenSSL
 import Crypto
 
 /// The payload of an App Attest receipt: a SET OF `{type INTEGER, version INTEGER, value OCTET STRING}`.
@@ -113,9 +112,6 @@ public struct SimulatedReceipt: Sendable {
 
     /// 88 base64 characters, like Apple's opaque field 5.
     private static func randomToken() -> [UInt8] {
-        let raw = SecureRandom.bytes(count: 66)
-        var encoded = [UInt8](repeating: 0, count: 89)
-        let count = EVP_EncodeBlock(&encoded, raw, Int32(raw.count))
-        return Array(encoded.prefix(Int(count)))
+        Array(Base64Text.standard(SecureRandom.bytes(count: 66)).utf8)
     }
 }

@@ -73,15 +73,17 @@ public final class SimulatedReceiptCA: Sendable {
             issuer: (intermediate, intermediateKey))
     }
 
-    /// `receipt` as a CMS SignedData (content type id-data, SHA-256, one ecdsa-with-SHA256 signer) embedding the
-    /// signing, intermediate and root certificates in that order.
+    /// `receipt` as a CMS SignedData (content type id-data, SHA-256, one ecdsa-with-SHA256 signer over the content,
+    /// without signed attributes, as Apple signs receipts) embedding the signing, intermediate and root
+    /// certificates (DER sorts them, as a SET OF).
     public func sign(_ receipt: SimulatedReceipt, encoding: Encoding = .der) -> [UInt8] {
         sign(payload: receipt.payloadDER, encoding: encoding)
     }
 
     /// Any bytes as a receipt's signed content, for tests of malformed payloads.
     public func sign(payload: [UInt8], encoding: Encoding = .der) -> [UInt8] {
-        let flags = UInt32(CMS_BINARY) | (encoding == .ber ? UInt32(CMS_STREAM) : 0)
+        // CMS_NOATTR: Apple signs the content itself, with no signed attributes.
+        let flags = UInt32(CMS_BINARY | CMS_NOATTR) | (encoding == .ber ? UInt32(CMS_STREAM) : 0)
         return payload.withUnsafeBytes { raw in
             let input = OpenSSLCall.require(BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)), "BIO_new_mem_buf")
             defer { BIO_free(input) }

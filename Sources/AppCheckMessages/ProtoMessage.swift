@@ -13,6 +13,9 @@ public protocol ProtoMessage: Sendable {
     init(serializedBytes: ArraySlice<UInt8>) throws(GRPCStatus)
     /// The protobuf encoding of this message.
     func serializedBytes() -> [UInt8]
+    /// The protobuf encoding behind gRPC's 5-byte length prefix (uncompressed), built in one buffer: a unary
+    /// response body.
+    func framedBytes() -> [UInt8]
     /// The shape of this message, derived once from its protobuf-c descriptor.
     static var schema: MessageSchema { get }
 }
@@ -28,12 +31,22 @@ extension ProtoMessage {
     }
 
     /// The proto3 JSON form of this message (lowerCamelCase names, standard base64, defaults omitted).
+    ///
+    /// Every Timestamp in the message must lie within years 1–9999, with nanoseconds in 0…999,999,999, as the
+    /// type requires; for values that come from outside (storage, Apple), use ``checkedJSONBytes()``.
     public func jsonBytes() -> [UInt8] {
         do {
-            return try JSONTranscoder.json(fromProtobuf: serializedBytes(), schema: Self.schema)
+            return try checkedJSONBytes()
         } catch {
-            // protobuf-c's own encoding of a message always matches the schema derived from the same descriptor.
-            preconditionFailure("\(Self.schema.fullName) failed to transcode its own encoding: \(error)")
+            preconditionFailure("\(Self.schema.fullName) has no JSON form: \(error)")
         }
+    }
+
+    /// The proto3 JSON form of this message.
+    ///
+    /// - Throws: INTERNAL when a value has no JSON form (a Timestamp outside years 1–9999 or with negative
+    ///   nanoseconds): a bug in whoever built the message, reported rather than sent.
+    public func checkedJSONBytes() throws(GRPCStatus) -> [UInt8] {
+        try JSONTranscoder.json(fromProtobuf: serializedBytes(), schema: Self.schema)
     }
 }

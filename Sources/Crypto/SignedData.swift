@@ -1,32 +1,58 @@
 internal import COpenSSL
 internal import CShims
 
-/// A CMS (PKCS#7) SignedData message with one signer, decoded by OpenSSL from BER or DER.
+/// A CMS (PKCS#7) SignedData message with one signer, read from BER or DER.
 ///
-/// OpenSSL reassembles chunked (constructed, indefinite-length) content, which a hand-written DER walker would
-/// misread. Verifying the signature and trusting the signer are separate steps: `verifyingSignature` checks the
-/// signer's signature over the content, and the caller checks the signer's chain against its own pinned roots
-/// (never against a root that travels inside the message).
+/// Verifying the signature and trusting the signer are separate steps: `verifyingSignature` checks the signer's
+/// signature over the content, and the caller checks the signer's chain against its own pinned roots (never
+/// against a root that travels inside the message).
 public struct SignedData: Sendable {
-    /// The encapsulated content, reassembled.
+    /// The encapsulated content, reassembled from its chunks.
     public let content: [UInt8]
-    /// The certificate that signed, found among the embedded certificates.
-    public let signer: Certificate
-    /// Every certificate embedded in the message, in message order (the signer included).
-    public let certificates: [Certificate]
+    /// Every certificate embedded in the message, DER, in message order (the signer's included).
+    public let certificatesDER: [[UInt8]]
+    /// Which of `certificatesDER` signed.
+    public let signerIndex: Int
 
-    /// Decodes `encoded` and verifies its single signer's signature (and content digest) with the signer's embedded
-    /// certificate. The signer's chain is not checked here.
+    /// The signer's certificate, DER.
+    public var signerDER: [UInt8] { certificatesDER[signerIndex] }
+    /// The embedded certificates other than the signer's: the untrusted intermediates of its chain.
+    public var otherCertificatesDER: [[UInt8]] {
+        certificatesDER.enumerated().filter { $0.offset != signerIndex }.map(\.element)
+    }
+
+    /// The embedded certificates decoded by OpenSSL, for display.
+    public func certificates() throws(CryptoError) -> [Certificate] {
+        var certificates: [Certificate] = []
+        for der in certificatesDER { certificates.append(try Certificate(derEncoded: der)) }
+        return certificates
+    }
+
+    /// Decodes `encoded` and verifies its single signer's signature (and content digest) with the signer's
+    /// embedded certificate. The signer's chain is not checked here.
+    ///
+    /// The common shape (one signer named by issuer and serial, SHA-256, a P-256 key) is read
+    /// and verified directly, because OpenSSL 3.0 takes several times longer to decode the three embedded
+    /// certificates than to verify the signature. Anything else, and any failure, goes to OpenSSL's `CMS_verify`,
+    /// whose verdict is final.
     public static func verifyingSignature(_ encoded: [UInt8]) throws(CryptoError) -> SignedData {
-        try decode(encoded, verify: true)
+        if let message = CMSMessage(encoded), message.hasValidSignature() { return message.signedData }
+        return try decodeWithOpenSSL(encoded, verify: true)
     }
 
     /// Decodes `encoded` without checking anything, for people inspecting a message.
     public static func decodeUnverified(_ encoded: [UInt8]) throws(CryptoError) -> SignedData {
-        try decode(encoded, verify: false)
+        if let message = CMSMessage(encoded) { return message.signedData }
+        return try decodeWithOpenSSL(encoded, verify: false)
     }
 
-    private static func decode(_ encoded: [UInt8], verify: Bool) throws(CryptoError) -> SignedData {
+    init(content: [UInt8], certificatesDER: [[UInt8]], signerIndex: Int) {
+        self.content = content
+        self.certificatesDER = certificatesDER
+        self.signerIndex = signerIndex
+    }
+
+    static func decodeWithOpenSSL(_ encoded: [UInt8], verify: Bool) throws(CryptoError) -> SignedData {
         OpenSSLErrorQueue.clear()
         let parsed: OpaquePointer? = encoded.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
@@ -69,10 +95,9 @@ public struct SignedData: Sendable {
               let info = OPENSSL_sk_value(infos, 0)
         else { throw CryptoError(.malformedSignedData, "a SignedData with exactly one signer was expected") }
         let signerInfo = OpaquePointer(info)
-        guard let signer = certificates.first(where: { CMS_SignerInfo_cert_cmp(signerInfo, $0.pointer) == 0 }) else {
-            throw CryptoError(.malformedSignedData, "the signer's certificate is not in the message")
-        }
+        guard let signerIndex = certificates.firstIndex(where: { CMS_SignerInfo_cert_cmp(signerInfo, $0.pointer) == 0 })
+        else { throw CryptoError(.malformedSignedData, "the signer's certificate is not in the message") }
         _ = OpenSSLErrorQueue.drain()
-        return SignedData(content: content, signer: signer, certificates: certificates)
+        return SignedData(content: content, certificatesDER: certificates.map(\.derEncoded), signerIndex: signerIndex)
     }
 }

@@ -5,11 +5,12 @@ import Synchronization
 /// Verifies certificate chains to a fixed set of trust anchors, remembering the intermediates it has verified.
 ///
 /// The first chain through an intermediate is verified in full by OpenSSL (`X509_verify_cert`, no purpose, no CRL).
-/// The intermediate is then cached, keyed by the SHA-256 of its DER, with the validity window it shares with the
-/// rest of its chain. Later chains through it are verified by OpenSSL with that intermediate as the trust anchor
-/// (a partial chain), which costs one signature verification (the leaf's) instead of two. A cached intermediate is
-/// used only when the verification time falls inside its window; the cache is bounded (least recently used goes
-/// first) and safe to share between threads.
+/// The intermediate is then cached, keyed by the SHA-256 of its DER, with its key, its subject and the validity
+/// window it shares with the rest of its chain. A later leaf naming it is checked for its own signature and
+/// validity only: one signature verification instead of two, and no OpenSSL decoding of either certificate. A
+/// cached intermediate is used only when the verification time falls inside its window; anything the short path
+/// declines goes through the full verification. The cache is bounded (least recently used goes first) and safe
+/// to share between threads.
 public final class TrustStore: Sendable {
     /// How often the cache answered, for tests and metrics.
     public struct Statistics: Sendable, Equatable {
@@ -36,7 +37,7 @@ public final class TrustStore: Sendable {
     public init(anchorsDER: [[UInt8]], capacity: Int = 64) throws(CryptoError) {
         var certificates: [Certificate] = []
         for der in anchorsDER { certificates.append(try Certificate(derEncoded: der)) }
-        self.anchors = try X509Store(trusting: certificates, partialChain: false)
+        self.anchors = try X509Store(trusting: certificates)
         self.capacity = max(0, capacity)
         self.state = Mutex(Cache())
     }
@@ -55,28 +56,57 @@ public final class TrustStore: Sendable {
     public func verify(
         leaf: Certificate, intermediatesDER: [[UInt8]], at time: Int64, rememberLeaf: Bool = false
     ) throws(CryptoError) -> ChainVerification {
-        let leafDigest = rememberLeaf && capacity > 0 ? SHA256.hash(leaf.derEncoded) : nil
-        let intermediateDigests = capacity > 0 ? intermediatesDER.map { SHA256.hash($0) } : []
+        try verify(leafDER: leaf.derEncoded, parsed: leaf, intermediatesDER: intermediatesDER, at: time,
+                   rememberLeaf: rememberLeaf)
+    }
 
-        if let leafDigest, lookUp(leafDigest, at: time) != nil {
-            return ChainVerification(usedCache: true)
-        }
-        // The first intermediate already verified, if any: the leaf then needs only its own signature checked.
-        for digest in intermediateDigests {
-            guard let entry = lookUp(digest, at: time), let store = entry.store else { continue }
-            guard (try? Self.run(store, leaf: leaf, untrusted: [], at: time)) != nil else {
-                // A leaf this intermediate did not issue, or one that failed on its own: the full verification
-                // below decides, so the reason reported never depends on what happens to be cached.
-                break
-            }
-            if let leafDigest {
-                let window = entry.window.intersection(Window(leaf))
-                insert(leafDigest, Entry(certificate: leaf, window: window, store: nil))
-            }
+    /// As `verify(leaf:…)`, for a leaf still in DER: on a cache hit OpenSSL never decodes it, which in OpenSSL 3.0
+    /// costs more than the signature check itself.
+    @discardableResult
+    public func verify(
+        leafDER: [UInt8], intermediatesDER: [[UInt8]], at time: Int64, rememberLeaf: Bool = false
+    ) throws(CryptoError) -> ChainVerification {
+        try verify(leafDER: leafDER, parsed: nil, intermediatesDER: intermediatesDER, at: time, rememberLeaf: rememberLeaf)
+    }
+
+    /// As `verify(leafDER:…)`, for a leaf its caller has already read.
+    @discardableResult
+    public func verify(
+        leaf: DERCertificate, intermediatesDER: [[UInt8]], at time: Int64, rememberLeaf: Bool = false
+    ) throws(CryptoError) -> ChainVerification {
+        try verify(
+            leafDER: leaf.encoded, parsed: nil, fields: leaf, intermediatesDER: intermediatesDER, at: time,
+            rememberLeaf: rememberLeaf)
+    }
+
+    private func verify(
+        leafDER: [UInt8], parsed: Certificate?, fields: DERCertificate? = nil, intermediatesDER: [[UInt8]],
+        at time: Int64, rememberLeaf: Bool
+    ) throws(CryptoError) -> ChainVerification {
+        let leafDigest = rememberLeaf && capacity > 0 ? SHA256.hash(leafDER) : nil
+        if let leafDigest, let entry = lookUp(leafDigest, at: time), entry.issuerKey == nil {
             state.withLock { $0.hits += 1 }
             return ChainVerification(usedCache: true)
         }
-
+        // An intermediate verified before: the leaf then needs only its own signature and validity checked.
+        if capacity > 0 {
+            for der in intermediatesDER {
+                guard let entry = lookUp(SHA256.hash(der), at: time), let issuerKey = entry.issuerKey,
+                      let leaf = fields ?? DERCertificate(leafDER),
+                      Self.isIssued(leaf, by: entry.subject, key: issuerKey, at: time)
+                else { continue }
+                if let leafDigest {
+                    let window = entry.window.intersection(Window(notBefore: leaf.notBefore, notAfter: leaf.notAfter))
+                    insert(leafDigest, Entry(window: window, subject: Array(leaf.subject), issuerKey: nil))
+                }
+                state.withLock { $0.hits += 1 }
+                return ChainVerification(usedCache: true)
+            }
+        }
+        // Otherwise (and whenever the short path declines, so the reason reported never depends on what happens
+        // to be cached) OpenSSL verifies the whole chain.
+        let leaf: Certificate
+        if let parsed { leaf = parsed } else { leaf = try Certificate(derEncoded: leafDER) }
         var untrusted: [Certificate] = []
         for der in intermediatesDER { untrusted.append(try Certificate(derEncoded: der)) }
         let chain = try Self.run(anchors, leaf: leaf, untrusted: untrusted, at: time)
@@ -84,6 +114,23 @@ public final class TrustStore: Sendable {
         if capacity > 0 { remember(chain: chain, leafDigest: leafDigest) }
         return ChainVerification(usedCache: false)
     }
+
+    /// The check a cached issuer leaves to do: the leaf names it, is valid at `time`, has no critical extension
+    /// beyond those a leaf of this kind carries, and its signature verifies with the issuer's key.
+    private static func isIssued(_ leaf: DERCertificate, by subject: [UInt8], key: PublicKey, at time: Int64) -> Bool {
+        guard leaf.issuer.elementsEqual(subject), leaf.isValid(at: time),
+              leaf.extensions.allSatisfy({ !$0.critical || understoodCriticalExtensions.contains(Array($0.oidContents)) }),
+              let digest = signatureDigests[leaf.signatureAlgorithm]
+        else { return false }
+        return key.isValidSignature(leaf.signature, for: leaf.tbsCertificate, digest: digest)
+    }
+
+    /// keyUsage, basicConstraints, extKeyUsage: what OpenSSL would accept as critical on a leaf with no purpose set.
+    private static let understoodCriticalExtensions: Set<[UInt8]> = [[0x55, 0x1d, 0x0f], [0x55, 0x1d, 0x13], [0x55, 0x1d, 0x25]]
+    /// ecdsa-with-SHA256 and ecdsa-with-SHA384.
+    private static let signatureDigests: [String: SignatureDigest] = [
+        "1.2.840.10045.4.3.2": .sha256, "1.2.840.10045.4.3.3": .sha384,
+    ]
 
     /// Empties the cache (the counters are kept).
     public func removeAll() { state.withLock { $0.entries.removeAll() } }
@@ -106,10 +153,11 @@ public final class TrustStore: Sendable {
     }
 
     private struct Entry: Sendable {
-        let certificate: Certificate
         let window: Window
-        /// A store trusting only this certificate, for partial-chain verification; nil for remembered leaves.
-        let store: X509Store?
+        /// The certificate's subject Name, DER.
+        let subject: [UInt8]
+        /// The key that verifies what this certificate issued; nil for remembered leaves.
+        let issuerKey: PublicKey?
         var lastUse: UInt64 = 0
     }
 
@@ -126,7 +174,6 @@ public final class TrustStore: Sendable {
             cache.clock += 1
             entry.lastUse = cache.clock
             cache.entries[digest] = entry
-            if entry.store == nil { cache.hits += 1 }
             return entry
         }
     }
@@ -154,13 +201,15 @@ public final class TrustStore: Sendable {
         while index >= 1 {
             let certificate = chain[index]
             window = window.intersection(Window(certificate))
-            if let store = try? X509Store(trusting: [certificate], partialChain: true) {
-                insert(SHA256.hash(certificate.derEncoded), Entry(certificate: certificate, window: window, store: store))
+            if let key = certificate.publicKey, let fields = DERCertificate(certificate.derEncoded) {
+                insert(
+                    SHA256.hash(certificate.derEncoded),
+                    Entry(window: window, subject: Array(fields.subject), issuerKey: key))
             }
             index -= 1
         }
         if let leafDigest {
-            insert(leafDigest, Entry(certificate: chain[0], window: window.intersection(Window(chain[0])), store: nil))
+            insert(leafDigest, Entry(window: window.intersection(Window(chain[0])), subject: [], issuerKey: nil))
         }
     }
 
@@ -228,7 +277,7 @@ final class X509Store: @unchecked Sendable {
     /// Kept alive as long as the store refers to them.
     private let certificates: [Certificate]
 
-    init(trusting certificates: [Certificate], partialChain: Bool) throws(CryptoError) {
+    init(trusting certificates: [Certificate]) throws(CryptoError) {
         guard let store = X509_STORE_new() else {
             throw OpenSSLErrorQueue.error(.internalFailure, "cannot allocate a certificate store")
         }
@@ -236,7 +285,6 @@ final class X509Store: @unchecked Sendable {
             X509_STORE_free(store)
             throw OpenSSLErrorQueue.error(.internalFailure, "cannot add a trust anchor")
         }
-        if partialChain { X509_STORE_set_flags(store, UInt(X509_V_FLAG_PARTIAL_CHAIN)) }
         self.pointer = store
         self.certificates = certificates
     }

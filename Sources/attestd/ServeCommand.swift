@@ -5,7 +5,7 @@ import Observability
 enum ServeCommand {
     /// Loads the configuration, serves until SIGTERM or SIGINT, and drains. Exit 0 after a clean shutdown,
     /// 1 when the configuration is invalid or the server cannot start.
-    static func run(configPath: String) -> Int32 {
+    static func run(configPath: String, extraTrustRootPaths: [String]) -> Int32 {
         let logger = Logger(label: "attestd")
         let configuration: Configuration
         do {
@@ -16,7 +16,7 @@ enum ServeCommand {
         }
         Logger.minimumLevel = configuration.logLevel
         do {
-            let service = try AttestdService(configuration: configuration, logger: logger)
+            let service = try AttestdService(configuration: configuration, extraTrustRootPaths: extraTrustRootPaths, logger: logger)
             try service.start()
             service.waitUntilStopped()
             logger.info("stopped")

@@ -125,4 +125,45 @@ enum OpenSSLCheck {
         defer { OPENSSL_sk_pop_free(certificates, { X509_free(OpaquePointer($0)) }) }
         return ([UInt8](UnsafeRawBufferPointer(start: data, count: count)), Int(OPENSSL_sk_num(certificates)))
     }
+
+    /// The DER SubjectPublicKeyInfo of a PEM `PUBLIC KEY`, as OpenSSL reads it.
+    static func pemPublicKeyDER(_ pem: String) -> [UInt8]? {
+        Array(pem.utf8).withUnsafeBytes { raw -> [UInt8]? in
+            let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count))
+            defer { BIO_free(bio) }
+            guard let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else { return nil }
+            defer { EVP_PKEY_free(key) }
+            let count = Int(i2d_PUBKEY(key, nil))
+            guard count > 0 else { return nil }
+            return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                var cursor = buffer.baseAddress
+                initialized = Int(i2d_PUBKEY(key, &cursor))
+            }
+        }
+    }
+
+    /// The DER of each certificate a CMS message embeds, in order, and its signer's signed-attribute count
+    /// (-1 when the signer has none, as in Apple's receipts).
+    static func receiptStructure(_ der: [UInt8]) -> (certificates: [[UInt8]], signedAttributes: Int32)? {
+        let parsed = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            var cursor = buffer.baseAddress
+            return d2i_CMS_ContentInfo(nil, &cursor, buffer.count)
+        }
+        guard let cms = parsed else { return nil }
+        defer { CMS_ContentInfo_free(cms) }
+        let certificates = CMS_get1_certs(cms)
+        defer { OPENSSL_sk_pop_free(certificates, { X509_free(OpaquePointer($0)) }) }
+        let ders = (0..<OPENSSL_sk_num(certificates)).map { index in
+            let certificate = OpaquePointer(OPENSSL_sk_value(certificates, index))
+            let count = Int(i2d_X509(certificate, nil))
+            return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                var cursor = buffer.baseAddress
+                initialized = Int(i2d_X509(certificate, &cursor))
+            }
+        }
+        let signers = CMS_get0_SignerInfos(cms)
+        guard OPENSSL_sk_num(signers) == 1 else { return nil }
+        let signer = OpaquePointer(OPENSSL_sk_value(signers, 0))
+        return (ders, CMS_signed_get_attr_count(signer))
+    }
 }

@@ -94,6 +94,12 @@ struct AttestationMutationTests {
         #expect(throws: AppAttestError(.chainInvalid("untrusted"))) { try test.verify() }
     }
 
+    @Test("refuses an x5c whose first element is not a certificate as malformed(attStmt.x5c)")
+    func leafNotACertificate() {
+        let test = SimulatedAttestationCase(options: .init { $0.x5c = { [[0x30, 0x03, 0x02, 0x01, 0x00], $0[1]] } })
+        #expect(throws: AppAttestError(.malformed("attStmt.x5c"))) { try test.verify() }
+    }
+
     @Test("refuses a leaf whose signature was altered as chainInvalid(badSignature)")
     func alteredLeafSignature() {
         let test = SimulatedAttestationCase(options: .init {

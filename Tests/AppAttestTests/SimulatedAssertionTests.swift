@@ -102,4 +102,15 @@ struct SimulatedAssertionTests {
         let assertion = device.assert(key, clientDataHash: SHA256.hash(clientData), options: .init { $0.trailingBytes = [0xA0] })
         #expect(throws: AppAttestError(.malformed("assertion"))) { try verify(assertion, key: key, previousCounter: 0) }
     }
+
+    @Test("refuses a stored public key that is not a P-256 point as malformed(publicKey)")
+    func malformedPublicKey() {
+        let key = device.generateKey()
+        let assertion = device.assert(key, clientDataHash: SHA256.hash(clientData))
+        #expect(throws: AppAttestError(.malformed("publicKey"))) {
+            try verifier.verify(
+                assertion: assertion, publicKey: Array(key.publicKey.prefix(33)), clientDataHash: SHA256.hash(clientData),
+                appIDs: [SimulatedFixtures.appID], previousCounter: 0)
+        }
+    }
 }

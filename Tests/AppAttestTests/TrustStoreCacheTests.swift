@@ -11,7 +11,7 @@ struct TrustStoreCacheTests {
     var attestationChain: [[UInt8]] { (try? AttestationObject(vector.attestation).certificateChainDER) ?? [] }
     var receiptCertificates: [Certificate] {
         let receipt = (try? AttestationObject(vector.attestation).receipt) ?? nil
-        return (try? SignedData.decodeUnverified(receipt ?? []).certificates) ?? []
+        return (try? SignedData.decodeUnverified(receipt ?? []).certificates()) ?? []
     }
 
     @Test("verifies in full first, then through the cached intermediate")

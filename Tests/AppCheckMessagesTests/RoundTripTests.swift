@@ -72,3 +72,17 @@ struct RoundTripTests {
         #expect(try AttestedKey(serializedBytes: key.serializedBytes()).environment.rawValue == 5)
     }
 }
+
+@Suite("values without a JSON form")
+struct NoJSONFormTests {
+    @Test("reports a timestamp outside years 1 to 9999 as INTERNAL instead of writing it")
+    func outOfRangeTimestamp() {
+        let state = TwoBitsState(lastUpdateTime: ProtoTimestamp(seconds: Int64.max))
+        do {
+            _ = try state.checkedJSONBytes()
+            Issue.record("wrote an impossible timestamp")
+        } catch {
+            #expect(error.code == .internal)
+        }
+    }
+}

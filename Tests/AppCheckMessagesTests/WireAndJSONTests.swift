@@ -11,13 +11,13 @@ struct WireAndJSONTests {
     }
 
     @Test("writes the challenge response as the iOS SDK reads it")
-    func challengeJSON() {
+    func challengeJSON() throws {
         let response = GenerateAppAttestChallengeResponse(challenge: Array("hello world!?".utf8), ttl: .seconds(300))
         #expect(String(decoding: response.jsonBytes(), as: UTF8.self) == #"{"challenge":"aGVsbG8gd29ybGQhPw==","ttl":"300s"}"#)
     }
 
     @Test("writes an attestation response with a nested token and a fractional ttl")
-    func attestationResponseJSON() {
+    func attestationResponseJSON() throws {
         let response = ExchangeAppAttestAttestationResponse(
             artifact: [0xFB, 0xFF], appCheckToken: AppCheckToken(token: "t", ttl: .milliseconds(1_800_500)))
         #expect(String(decoding: response.jsonBytes(), as: UTF8.self)
@@ -87,5 +87,26 @@ struct WireAndJSONTests {
     func unknownFields() throws {
         let bytes = Samples.generateAppAttestChallengeRequest.serializedBytes() + [0xF8, 0x01, 0x05]
         #expect(try GenerateAppAttestChallengeRequest(serializedBytes: bytes) == Samples.generateAppAttestChallengeRequest)
+    }
+}
+
+@Suite("encoding buffers")
+struct EncodingBufferTests {
+    @Test("frames a response in one buffer, identical to framing its encoding")
+    func framedBytes() {
+        let response = GenerateAppAttestChallengeResponse(challenge: Array(repeating: 9, count: 76), ttl: .seconds(300))
+        #expect(response.framedBytes() == GRPCFraming.frame(response.serializedBytes()))
+        #expect(HealthCheckResponse().framedBytes() == [0, 0, 0, 0, 0])
+    }
+
+    @Test("encodes and decodes messages larger than the stack arenas")
+    func largeMessages() throws {
+        let modulus = String(repeating: "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc", count: 4)
+        let keys = (0..<40).map { PublicJwk(kty: "RSA", use: "sig", alg: "RS256", kid: "key-\($0)", n: modulus, e: "AQAB") }
+        let set = PublicJwkSet(keys: keys)
+        let bytes = set.serializedBytes()
+        #expect(bytes.count > 40 * modulus.utf8.count)
+        #expect(try PublicJwkSet(serializedBytes: bytes) == set)
+        #expect(try PublicJwkSet(json: set.jsonBytes()[...]) == set)
     }
 }

@@ -10,7 +10,7 @@ struct ConfigurationTests {
     let valid = """
         {"listeners":[{"address":"127.0.0.1","port":8080},
                       {"address":"0.0.0.0","port":8443,"tls":{"certificate":"tls/cert.pem","privateKey":"/keys/key.pem"}}],
-         "keys":{"challengeKey":"keys/challenge.json"},
+         "keys":{"challengeKey":"keys/challenge.json","artifactKey":"keys/artifact.json","tokenSigning":["keys/a.pem","keys/b.pem"]},
          "projects":[{"number":"123456789012","id":"attestd-dev","apps":[
             {"appId":"1:123456789012:ios:0123456789abcdef","teamId":"DEVTEAM123","bundleIds":["dev.attestd.example"],
              "environment":"development"}]}]}
@@ -23,6 +23,10 @@ struct ConfigurationTests {
         #expect(configuration.listeners[1].tls?.certificatePath == "/etc/attestd/tls/cert.pem")
         #expect(configuration.listeners[1].tls?.privateKeyPath == "/keys/key.pem")
         #expect(configuration.keys.challengeKeyPath == "/etc/attestd/keys/challenge.json")
+        #expect(configuration.keys.tokenSigningKeyPaths == ["/etc/attestd/keys/a.pem", "/etc/attestd/keys/b.pem"])
+        #expect(configuration.projects[0].apps[0].tokenTTLSeconds == 3600)
+        #expect(configuration.verifier.queueCapacity == 4096)
+        #expect(configuration.tokens.issuerPrefix == "https://firebaseappcheck.googleapis.com/")
         #expect(configuration.limits.maxMessageBytes == 65536)
         #expect(configuration.challengeTTLSeconds == 300)
         #expect(configuration.projects[0].apps[0].environment == .development)
@@ -41,7 +45,8 @@ struct ConfigurationTests {
         let text = """
             {"listeners":[{"port":70000}],"keys":{},"logLevel":"loud","limits":{"maxMessageBytes":"big"},"colour":1,
              "projects":[{"number":"12x","id":"p","apps":[{"appId":"1:999:ios:ab","teamId":"short","bundleIds":["ok.app","bad app"],
-             "environment":"staging"}]}]}
+             "environment":"staging","tokenTtlSeconds":60,"debugTokenHashes":["abc"]}],
+             "serviceAccounts":[{"email":"nobody","publicKey":"sa.pem"}]}]}
             """
         do {
             _ = try parse(text)
@@ -51,6 +56,10 @@ struct ConfigurationTests {
             for expected in [
                 "listeners[0].port: must be between 0 and 65535",
                 "keys.challengeKey: is required",
+                "keys.tokenSigning: is required",
+                "projects[0].apps[0].tokenTtlSeconds: must be between 1800 and 604800",
+                "projects[0].apps[0].debugTokenHashes[0]: must be the SHA-256 of the debug token",
+                "projects[0].serviceAccounts[0].email: must be an email address",
                 "logLevel: must be one of",
                 "limits.maxMessageBytes: must be an integer",
                 "colour: unknown field",

@@ -51,3 +51,18 @@ struct GRPCStatusTests {
         #expect(GRPCStatus.ok.description == "OK")
     }
 }
+
+@Suite("common statuses")
+struct CommonStatusTests {
+    @Test("names the unknown method, path or RPC with the conventional codes")
+    func common() {
+        let unknown = GRPCStatus.unknownMethod("/a.B/C")
+        #expect(unknown.code == .unimplemented)
+        #expect(unknown.message.contains("/a.B/C"))
+        let rest = GRPCStatus.unknownRESTPath(method: "POST", path: "/v2/x")
+        #expect(rest.code == .notFound)
+        #expect(rest.code.httpStatus == 404)
+        #expect(rest.message.contains("POST /v2/x"))
+        #expect(GRPCStatus.notServed("ExchangeSafetyNetToken").code == .unimplemented)
+    }
+}

@@ -177,6 +177,8 @@ struct JSONTranscoderTests {
         #expect(try roundTrip(#"{"ratio":"NaN"}"#) == #"{"ratio":"NaN"}"#)
         #expect(try roundTrip(#"{"ratio":-3}"#) == #"{"ratio":-3}"#)
         #expect(failure(#"{"tokens":{"token":"a"}}"#)?.code == .invalidArgument)
+        #expect(failure(#"{"ratio":1e400}"#)?.code == .invalidArgument)
+        #expect(try roundTrip(#"{"ratio":"-Infinity"}"#) == #"{"ratio":"-Infinity"}"#)
     }
 
     @Test("ignores unknown fields and treats null as the default")

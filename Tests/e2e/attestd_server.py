@@ -56,7 +56,12 @@ def base_config(h2c_port: int, tls_port: int | None = None, **limits: int) -> di
         "eventLoops": 0,
         "logLevel": "info",
         "limits": config_limits,
-        "keys": {"challengeKey": "keys/challenge.key", "generateMissing": True},
+        "keys": {
+            "challengeKey": "keys/challenge.json",
+            "artifactKey": "keys/artifact.json",
+            "tokenSigning": ["keys/token-signing.pem"],
+            "generateMissing": True,
+        },
         "challengeTtlSeconds": 300,
         "projects": [
             {

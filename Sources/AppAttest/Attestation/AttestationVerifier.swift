@@ -14,6 +14,9 @@ public final class AttestationVerifier: Sendable {
     static let nonceExtensionOID = "1.2.840.113635.100.8.2"
     /// `SEQUENCE { [1] EXPLICIT OCTET STRING (32) }`: the bytes before the nonce in the extension value.
     static let nonceExtensionPrefix: [UInt8] = [0x30, 0x24, 0xA1, 0x22, 0x04, 0x20]
+    /// id-ecPublicKey and prime256v1.
+    static let ecPublicKeyOID = "1.2.840.10045.2.1"
+    static let p256OID = "1.2.840.10045.3.1.7"
 
     /// A verifier trusting `trustAnchorsDER` (Apple's App Attestation Root CA by default), applying `policy`, and
     /// checking receipts with `receiptVerifier`. `cacheCapacity` bounds the verified intermediates kept (0: none).
@@ -49,11 +52,8 @@ public final class AttestationVerifier: Sendable {
         }
 
         // 1. Verify the certificate chain to the pinned App Attestation Root CA.
-        let credCert: Certificate
-        do {
-            credCert = try Certificate(derEncoded: object.certificateChainDER[0])
-        } catch {
-            throw AppAttestError(.malformed("attStmt.x5c"), "the credential certificate: \(error)")
+        guard let credCert = DERCertificate(object.certificateChainDER[0]) else {
+            throw AppAttestError(.malformed("attStmt.x5c"), "the credential certificate is not DER X.509")
         }
         let store = try trustStore.get()
         let chain: ChainVerification
@@ -74,15 +74,17 @@ public final class AttestationVerifier: Sendable {
         else {
             throw AppAttestError(.malformed("credCert.nonce"), "the nonce extension is not SEQUENCE { [1] OCTET STRING(32) }")
         }
-        guard ConstantTime.equals(nonceExtension[Self.nonceExtensionPrefix.count...], nonce) else {
+        guard ConstantTime.equals(nonceExtension.dropFirst(Self.nonceExtensionPrefix.count), nonce) else {
             throw AppAttestError(.nonceMismatch, "the certificate's nonce is not SHA256(authData || clientDataHash)")
         }
 
         // 5. keyId = SHA-256 of the certificate's key as an X9.62 uncompressed point.
-        guard let key = credCert.publicKey, key.curveName == "prime256v1", let point = key.ecPoint, point.count == 65
+        guard credCert.publicKeyAlgorithm == Self.ecPublicKeyOID, credCert.publicKeyParameter == Self.p256OID,
+              credCert.publicKey.count == 65, credCert.publicKey.first == 0x04
         else {
             throw AppAttestError(.malformed("credCert.publicKey"), "the credential key is not an uncompressed P-256 point")
         }
+        let point = Array(credCert.publicKey)
         guard SHA256.hash(point) == keyID else {
             throw AppAttestError(.keyIdMismatch, "SHA-256 of the certificate's key is not the keyId")
         }

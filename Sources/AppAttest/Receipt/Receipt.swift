@@ -1,3 +1,5 @@
+import Crypto
+
 /// The payload of an App Attest receipt: `SET OF SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`.
 /// Unknown field types are ignored.
 public struct Receipt: Sendable {

@@ -34,9 +34,9 @@ public struct ReceiptVerifier: Sendable {
         }
 
         // 2. The signer's chain, up to the pinned root; the embedded certificates are untrusted intermediates.
-        let intermediates = signed.certificates.filter { $0 !== signed.signer }.map(\.derEncoded)
         do {
-            try store.verify(leaf: signed.signer, intermediatesDER: intermediates, at: time, rememberLeaf: true)
+            try store.verify(
+                leafDER: signed.signerDER, intermediatesDER: signed.otherCertificatesDER, at: time, rememberLeaf: true)
         } catch {
             throw AppAttestError(.receiptChainInvalid(AttestationVerifier.chainReason(error.code)), error.message)
         }
@@ -56,7 +56,7 @@ public struct ReceiptVerifier: Sendable {
 
         // 6. The attested key.
         if let publicKey {
-            let certificateKey = (try? Certificate(derEncoded: receipt.attestedCertificateDER))?.publicKey?.ecPoint
+            let certificateKey = DERCertificate(receipt.attestedCertificateDER).map { Array($0.publicKey) }
             guard certificateKey == publicKey else {
                 throw AppAttestError(.receiptKeyMismatch, "field 3's key is not the attested key")
             }

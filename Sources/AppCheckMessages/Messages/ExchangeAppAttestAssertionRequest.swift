@@ -1,6 +1,7 @@
 import GRPC
 
-/// `google.firebase.appcheck.v1.ExchangeAppAttestAssertionRequest`: An App Attest assertion made with an attested key, to exchange for an App Check token.
+/// `google.firebase.appcheck.v1.ExchangeAppAttestAssertionRequest`: An App Attest assertion made with an attested
+/// key, to exchange for an App Check token.
 public struct ExchangeAppAttestAssertionRequest: ProtoMessage, Hashable {
     /// `projects/{project number or id}/apps/{app id}`; over REST it comes from the URL path.
     public var app: String

@@ -1,6 +1,7 @@
 import GRPC
 
-/// `google.firebase.appcheck.v1.ExchangeAppAttestAttestationRequest`: An App Attest attestation of a new key, to exchange for an artifact and an App Check token.
+/// `google.firebase.appcheck.v1.ExchangeAppAttestAttestationRequest`: An App Attest attestation of a new key, to
+/// exchange for an artifact and an App Check token.
 public struct ExchangeAppAttestAttestationRequest: ProtoMessage, Hashable {
     /// `projects/{project number or id}/apps/{app id}`; over REST it comes from the URL path.
     public var app: String

@@ -1,6 +1,7 @@
 import GRPC
 
-/// `google.firebase.appcheck.v1.ExchangeCustomTokenRequest`: Exchanges a custom token signed by a service account for an App Check token.
+/// `google.firebase.appcheck.v1.ExchangeCustomTokenRequest`: Exchanges a custom token signed by a service account for
+/// an App Check token.
 public struct ExchangeCustomTokenRequest: ProtoMessage, Hashable {
     /// `projects/{project number or id}/apps/{app id}`; over REST it comes from the URL path.
     public var app: String

@@ -1,6 +1,7 @@
 import GRPC
 
-/// `google.firebase.appcheck.v1.ExchangeDeviceCheckTokenRequest`: Exchanges a DeviceCheck token for an App Check token.
+/// `google.firebase.appcheck.v1.ExchangeDeviceCheckTokenRequest`: Exchanges a DeviceCheck token for an App Check
+/// token.
 public struct ExchangeDeviceCheckTokenRequest: ProtoMessage, Hashable {
     /// `projects/{project number or id}/apps/{app id}`; over REST it comes from the URL path.
     public var app: String

@@ -1,6 +1,7 @@
 import GRPC
 
-/// `google.firebase.appcheck.v1.ExchangeRecaptchaEnterpriseTokenRequest`: reCAPTCHA Enterprise; attestd answers UNIMPLEMENTED.
+/// `google.firebase.appcheck.v1.ExchangeRecaptchaEnterpriseTokenRequest`: reCAPTCHA Enterprise; attestd answers
+/// UNIMPLEMENTED.
 public struct ExchangeRecaptchaEnterpriseTokenRequest: ProtoMessage, Hashable {
     /// `projects/{project number or id}/apps/{app id}`; over REST it comes from the URL path.
     public var app: String

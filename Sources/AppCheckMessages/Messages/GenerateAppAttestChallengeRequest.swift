@@ -1,6 +1,7 @@
 import GRPC
 
-/// `google.firebase.appcheck.v1.GenerateAppAttestChallengeRequest`: Asks for a one-time App Attest challenge. The iOS SDK sends no body at all.
+/// `google.firebase.appcheck.v1.GenerateAppAttestChallengeRequest`: Asks for a one-time App Attest challenge. The iOS
+/// SDK sends no body at all.
 public struct GenerateAppAttestChallengeRequest: ProtoMessage, Hashable {
     /// `projects/{project number or id}/apps/{app id}`; over REST it comes from the URL path.
     public var app: String

@@ -1,6 +1,7 @@
 import GRPC
 
-/// `google.firebase.appcheck.v1.GeneratePlayIntegrityChallengeResponse`: Play Integrity; attestd answers UNIMPLEMENTED.
+/// `google.firebase.appcheck.v1.GeneratePlayIntegrityChallengeResponse`: Play Integrity; attestd answers
+/// UNIMPLEMENTED.
 public struct GeneratePlayIntegrityChallengeResponse: ProtoMessage, Hashable {
     public var challenge: String
     public var ttl: ProtoDuration

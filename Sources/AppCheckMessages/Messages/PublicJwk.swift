@@ -1,6 +1,7 @@
 import GRPC
 
-/// `google.firebase.appcheck.v1.PublicJwk`: A public JSON Web Key (RFC 7517 §4): RSA keys fill `n` and `e`, EC keys `crv`, `x` and `y`.
+/// `google.firebase.appcheck.v1.PublicJwk`: A public JSON Web Key (RFC 7517 §4): RSA keys fill `n` and `e`, EC keys
+/// `crv`, `x` and `y`.
 public struct PublicJwk: ProtoMessage, Hashable {
     /// Key type: `RSA` or `EC`.
     public var kty: String

@@ -1,6 +1,7 @@
 import GRPC
 
-/// `google.firebase.appcheck.v1.PublicJwkSet`: A JSON Web Key Set (RFC 7517 §5): the keys that verify App Check tokens.
+/// `google.firebase.appcheck.v1.PublicJwkSet`: A JSON Web Key Set (RFC 7517 §5): the keys that verify App Check
+/// tokens.
 public struct PublicJwkSet: ProtoMessage, Hashable {
     public var keys: [PublicJwk]
 

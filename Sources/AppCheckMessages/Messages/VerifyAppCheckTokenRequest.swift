@@ -1,6 +1,7 @@
 import GRPC
 
-/// `google.firebase.appcheck.v1.VerifyAppCheckTokenRequest`: Asks whether an App Check token was already consumed, consuming it.
+/// `google.firebase.appcheck.v1.VerifyAppCheckTokenRequest`: Asks whether an App Check token was already consumed,
+/// consuming it.
 public struct VerifyAppCheckTokenRequest: ProtoMessage, Hashable {
     /// `projects/{project number or id}`; over REST it comes from the URL path.
     public var project: String

@@ -111,18 +111,18 @@ public enum AppCheckRPC: String, CaseIterable, Sendable {
 
     /// The RPC a gRPC `:path` names, or nil (the server then answers UNIMPLEMENTED).
     public init?(grpcPath: GRPCMethodPath) {
+        self.init(grpcPath: grpcPath.description)
+    }
+
+    /// The RPC a gRPC `:path` string names, or nil.
+    public init?(grpcPath: String) {
         guard let rpc = Self.byPath[grpcPath] else { return nil }
         self = rpc
     }
 
-    /// The RPC a gRPC `:path` string names, or nil.
-    public init?(grpcPath: some StringProtocol) {
-        guard let path = GRPCMethodPath(grpcPath) else { return nil }
-        self.init(grpcPath: path)
-    }
-
-    private static let byPath: [GRPCMethodPath: AppCheckRPC] = Dictionary(
-        uniqueKeysWithValues: allCases.map { ($0.grpcPath, $0) }
+    // Keyed by the whole `:path`, so that a lookup hashes the header value once and builds nothing.
+    private static let byPath: [String: AppCheckRPC] = Dictionary(
+        uniqueKeysWithValues: allCases.map { ($0.grpcPath.description, $0) }
     )
 
     /// Routes REST requests (method and path) to RPCs and their path-bound fields.

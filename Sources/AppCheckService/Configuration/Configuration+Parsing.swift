@@ -33,7 +33,8 @@ extension Configuration {
 
     private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
         reader.rejectUnknownKeys(except: [
-            "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "projects",
+            "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "tokens", "verifier",
+            "trust", "projects",
         ])
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
 
@@ -75,13 +76,35 @@ extension Configuration {
             shutdownGraceSeconds: limit("shutdownGraceSeconds", 10, 0...3_600))
 
         let keysReader = reader.object("keys", required: true)
-        keysReader?.rejectUnknownKeys(except: ["challengeKey", "generateMissing"])
+        keysReader?.rejectUnknownKeys(except: ["challengeKey", "artifactKey", "tokenSigning", "generateMissing"])
         let keys = Keys(
             challengeKeyPath: resolve(keysReader?.string("challengeKey") ?? ""),
+            artifactKeyPath: resolve(keysReader?.string("artifactKey") ?? ""),
+            tokenSigningKeyPaths: (keysReader?.strings("tokenSigning") ?? []).map(resolve),
             generateMissing: keysReader?.bool("generateMissing", default: false) ?? false)
 
+        let tokensReader = reader.object("tokens")
+        tokensReader?.rejectUnknownKeys(except: ["issuerPrefix"])
+        let issuerPrefix = tokensReader?.string("issuerPrefix", default: "https://firebaseappcheck.googleapis.com/")
+            ?? "https://firebaseappcheck.googleapis.com/"
+        if !issuerPrefix.hasPrefix("https://") || !issuerPrefix.hasSuffix("/") {
+            reader.problem("tokens.issuerPrefix", "must be an https:// URL ending in /")
+        }
+
+        let verifierReader = reader.object("verifier")
+        verifierReader?.rejectUnknownKeys(except: ["threads", "queueCapacity"])
+        let verifier = Verifier(
+            threads: verifierReader?.integer("threads", default: 0, in: 0...256) ?? 0,
+            queueCapacity: verifierReader?.integer("queueCapacity", default: 4_096, in: 1...1_000_000) ?? 4_096)
+
+        let trustReader = reader.object("trust")
+        trustReader?.rejectUnknownKeys(except: ["extraAppAttestRoots", "extraReceiptRoots"])
+        let trust = Trust(
+            extraAppAttestRootPaths: (trustReader?.strings("extraAppAttestRoots", required: false) ?? []).map(resolve),
+            extraReceiptRootPaths: (trustReader?.strings("extraReceiptRoots", required: false) ?? []).map(resolve))
+
         let projects = reader.objects("projects").map { project in
-            project.rejectUnknownKeys(except: ["number", "id", "apps"])
+            project.rejectUnknownKeys(except: ["number", "id", "apps", "serviceAccounts"])
             let number = project.string("number") ?? ""
             if !number.isEmpty && !number.allSatisfy(\.isASCIIDigit) {
                 project.problem(project.field("number"), "must be the numeric project number")
@@ -91,7 +114,13 @@ extension Configuration {
                 project.problem(project.field("id"), "must be the project id (letters, digits, hyphens), not a number")
             }
             let apps = project.objects("apps").map { app in readApp(app, projectNumber: number) }
-            return Project(number: number, id: id, apps: apps)
+            let serviceAccounts = project.objects("serviceAccounts", required: false).map { account in
+                account.rejectUnknownKeys(except: ["email", "publicKey"])
+                let email = account.string("email") ?? ""
+                if !email.isEmpty && !email.contains("@") { account.problem(account.field("email"), "must be an email address") }
+                return ServiceAccount(email: email, publicKeyPath: resolve(account.string("publicKey") ?? ""))
+            }
+            return Project(number: number, id: id, apps: apps, serviceAccounts: serviceAccounts)
         }
         checkUnique(projects.flatMap { [$0.number, $0.id] }, what: "project number or id", reader: reader)
         checkUnique(projects.flatMap { $0.apps.map(\.appID) }, what: "appId", reader: reader)
@@ -103,11 +132,17 @@ extension Configuration {
             limits: limits,
             keys: keys,
             challengeTTLSeconds: reader.integer("challengeTtlSeconds", default: 300, in: 30...3_600),
+            tokens: Tokens(issuerPrefix: issuerPrefix),
+            verifier: verifier,
+            trust: trust,
             projects: projects)
     }
 
     private static func readApp(_ app: JSONFieldReader, projectNumber: String) -> App {
-        app.rejectUnknownKeys(except: ["appId", "teamId", "bundleIds", "environment"])
+        app.rejectUnknownKeys(except: [
+            "appId", "teamId", "bundleIds", "environment", "tokenTtlSeconds", "debugTokenHashes",
+            "allowedValidationCategories",
+        ])
         let appID = app.string("appId") ?? ""
         let parts = appID.split(separator: ":", omittingEmptySubsequences: false)
         if !appID.isEmpty && (parts.count != 4 || parts[0] != "1" || parts[2] != "ios" || parts[3].isEmpty) {
@@ -130,13 +165,47 @@ extension Configuration {
                 app.problem(app.field("environment"), "must be production or development")
             }
         }
-        return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment)
+        let ttl = app.integer("tokenTtlSeconds", default: 3_600, in: 1_800...604_800)
+        let debugTokenHashes: [[UInt8]] = app.strings("debugTokenHashes", required: false).enumerated().compactMap { index, text in
+            guard let digest = Hex.decode(text), digest.count == 32 else {
+                app.problem("\(app.field("debugTokenHashes"))[\(index)]", "must be the SHA-256 of the debug token, as 64 hex digits")
+                return nil
+            }
+            return digest
+        }
+        let categories = app.integers("allowedValidationCategories", in: 0...10).map { Set($0.map(UInt32.init)) }
+        return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
+                   debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories)
     }
 
     private static func checkUnique(_ values: [String], what: String, reader: JSONFieldReader) {
         var seen = Set<String>()
         for value in values where !value.isEmpty && !seen.insert(value).inserted {
             reader.problem("projects", "\(what) \(value) appears more than once")
+        }
+    }
+}
+
+/// Hexadecimal text, for digests written in the configuration.
+enum Hex {
+    static func decode(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func value(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 }

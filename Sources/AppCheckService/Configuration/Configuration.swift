@@ -10,7 +10,29 @@ public struct Configuration: Sendable {
     public var limits: Limits
     public var keys: Keys
     public var challengeTTLSeconds: Int
+    public var tokens: Tokens
+    public var verifier: Verifier
+    public var trust: Trust
     public var projects: [Project]
+
+    public struct Tokens: Sendable {
+        /// `iss` is this prefix followed by the project number; Firebase's Admin SDKs require Firebase's prefix.
+        public var issuerPrefix: String
+    }
+
+    public struct Verifier: Sendable {
+        /// Worker threads for signatures and state; 0 means one per core.
+        public var threads: Int
+        /// Requests that may wait for a worker; beyond it they are answered UNAVAILABLE at once.
+        public var queueCapacity: Int
+    }
+
+    /// Roots trusted beside Apple's pinned ones. Only for development and tests (the simulator's CA): attestd logs
+    /// a warning at start for each one, so a production node can never trust a test root silently.
+    public struct Trust: Sendable {
+        public var extraAppAttestRootPaths: [String]
+        public var extraReceiptRootPaths: [String]
+    }
 
     public struct Listener: Sendable {
         public var address: String
@@ -35,6 +57,11 @@ public struct Configuration: Sendable {
     public struct Keys: Sendable {
         /// The file holding the challenge MAC keys (see `ChallengeKeyFile`).
         public var challengeKeyPath: String
+        /// The file of artifact sealing keys, `{"keys":[{"version":1,"key":"<base64 32 bytes>"}]}`.
+        public var artifactKeyPath: String
+        /// PEM private keys that sign App Check tokens (RSA-2048+ for RS256, P-256 for ES256): the last one signs,
+        /// all are published in the JWKS, so keys rotate with no failed verification.
+        public var tokenSigningKeyPaths: [String]
         /// Create missing key files with fresh random keys: for development only.
         public var generateMissing: Bool
     }
@@ -43,12 +70,21 @@ public struct Configuration: Sendable {
         public var number: String
         public var id: String
         public var apps: [App]
+        /// Service accounts whose RS256 custom tokens `ExchangeCustomToken` accepts for this project's apps.
+        public var serviceAccounts: [ServiceAccount]
 
-        public init(number: String, id: String, apps: [App]) {
+        public init(number: String, id: String, apps: [App], serviceAccounts: [ServiceAccount] = []) {
             self.number = number
             self.id = id
             self.apps = apps
+            self.serviceAccounts = serviceAccounts
         }
+    }
+
+    public struct ServiceAccount: Sendable {
+        public var email: String
+        /// A PEM public key or X.509 certificate.
+        public var publicKeyPath: String
     }
 
     public struct App: Sendable {
@@ -58,12 +94,23 @@ public struct Configuration: Sendable {
         /// The app's bundle id and those of its App Clip: an App Clip attests under its own App ID.
         public var bundleIDs: [String]
         public var environment: Environment
+        /// The lifetime of the App Check tokens minted for this app: 30 minutes to 7 days.
+        public var tokenTTLSeconds: Int
+        /// SHA-256 digests (hex) of the debug tokens this app accepts: the secrets themselves are never stored.
+        public var debugTokenHashes: [[UInt8]]
+        /// `apple_validation_category_01` values accepted (iOS 27+ attestations); nil accepts any.
+        public var allowedValidationCategories: Set<UInt32>?
 
-        public init(appID: String, teamID: String, bundleIDs: [String], environment: Environment) {
+        public init(appID: String, teamID: String, bundleIDs: [String], environment: Environment,
+                    tokenTTLSeconds: Int = 3_600, debugTokenHashes: [[UInt8]] = [],
+                    allowedValidationCategories: Set<UInt32>? = nil) {
             self.appID = appID
             self.teamID = teamID
             self.bundleIDs = bundleIDs
             self.environment = environment
+            self.tokenTTLSeconds = tokenTTLSeconds
+            self.debugTokenHashes = debugTokenHashes
+            self.allowedValidationCategories = allowedValidationCategories
         }
     }
 

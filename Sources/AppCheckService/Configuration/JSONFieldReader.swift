@@ -103,15 +103,26 @@ final class JSONFieldReader {
         }
     }
 
-    func strings(_ name: String) -> [String] {
+    func strings(_ name: String, required: Bool = true) -> [String] {
         guard let value = object[name] else {
-            problem(field(name), "is required")
+            if required { problem(field(name), "is required") }
             return []
         }
-        guard let items = value as? [String], !items.isEmpty else {
-            problem(field(name), "must be a non-empty array of strings")
+        guard let items = value as? [String], !(required && items.isEmpty) else {
+            problem(field(name), required ? "must be a non-empty array of strings" : "must be an array of strings")
             return []
         }
         return items
+    }
+
+    /// An optional array of integers within `range`; nil when absent.
+    func integers(_ name: String, in range: ClosedRange<Int>) -> [Int]? {
+        guard let value = object[name] else { return nil }
+        guard let items = value as? [NSNumber], items.allSatisfy({ Self.kind(of: $0) == .integer }),
+              items.allSatisfy({ range.contains($0.intValue) }) else {
+            problem(field(name), "must be an array of integers between \(range.lowerBound) and \(range.upperBound)")
+            return nil
+        }
+        return items.map(\.intValue)
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Tokens
 
@@ -10,14 +9,10 @@ enum ChallengeKeyFile {
         let description: String
     }
 
-    /// Reads the keys at `path`. When the file is missing and `generateMissing` is set (development), writes a
-    /// fresh random key there first, readable by the owner only.
-    static func load(path: String, generateMissing: Bool) throws -> [ChallengeKey] {
-        if !FileManager.default.fileExists(atPath: path) {
-            guard generateMissing else {
-                throw Problem(description: "\(path): challenge key file does not exist (run `attestd keygen` or set keys.generateMissing)")
-            }
-            try generate(at: path)
+    /// Reads the keys at `path`.
+    static func load(path: String) throws -> [ChallengeKey] {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw Problem(description: "\(path): challenge key file does not exist (run `attestd keygen` or set keys.generateMissing)")
         }
         guard let data = FileManager.default.contents(atPath: path),
               let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
@@ -31,20 +26,6 @@ enum ChallengeKeyFile {
                 throw Problem(description: "\(path): keys[\(index)] needs an id 0-255 and a base64 secret of at least \(ChallengeKey.minimumSecretCount) bytes")
             }
             return key
-        }
-    }
-
-    /// Writes a new key file with one random key, mode 0600, creating its directory (mode 0700) if needed.
-    static func generate(at path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty {
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
-        let secret = Data(SecureRandom.bytes(count: 32)).base64EncodedString()
-        let text = "{\"keys\":[{\"id\":1,\"secret\":\"\(secret)\"}]}\n"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw Problem(description: "\(path): cannot create the challenge key file")
         }
     }
 }

@@ -13,11 +13,14 @@ public struct RPCEndpoint: Sendable {
     public let method: RPCMethod
     /// The method's short name (`GenerateAppAttestChallenge`): the `method` label of the request metrics.
     public var name: String { method.path.method }
+    /// Headers added to every successful REST answer (the JWKS's `cache-control`).
+    public let restHeaders: [(String, String)]
     let invoke: @Sendable (ArraySlice<UInt8>, MessageEncoding, RPCContext, @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> Void
 
     /// An endpoint serving `method` with `handler`.
-    public init<Handler: UnaryHandler>(_ method: RPCMethod, _ handler: Handler) {
+    public init<Handler: UnaryHandler>(_ method: RPCMethod, _ handler: Handler, restHeaders: [(String, String)] = []) {
         self.method = method
+        self.restHeaders = restHeaders
         self.invoke = { body, encoding, context, done in
             let request: Handler.Request
             do throws(GRPCStatus) {
@@ -47,6 +50,7 @@ public struct RPCEndpoint: Sendable {
 
     private init(method: RPCMethod, invoke: @escaping @Sendable (ArraySlice<UInt8>, MessageEncoding, RPCContext, @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> Void) {
         self.method = method
+        self.restHeaders = []
         self.invoke = invoke
     }
 }

@@ -65,7 +65,9 @@ extension ServiceRouter {
         endpoint.invoke(request.body[...], .json(pathParameters: pathParameters), context) { [self] result in
             switch result {
             case .success(let json):
-                finish(request, responder, method: method, status: .ok, response: .json(json), requestID: context.requestID)
+                var response = HTTPResponse.json(json)
+                for (name, value) in endpoint.restHeaders { response.headers.add(name, value) }
+                finish(request, responder, method: method, status: .ok, response: response, requestID: context.requestID)
             case .failure(let status):
                 finish(request, responder, method: method, status: status, response: .restError(status),
                        requestID: context.requestID)

@@ -1,33 +1,62 @@
+import AppAttest
 import AppCheckMessages
 import HTTP
 public import Observability
+import Storage
 import Synchronization
 import Tokens
 
-/// attestd assembled from its configuration: the keys, the apps, the RPC endpoints, the metrics and the HTTP
-/// server, with SIGTERM/SIGINT starting a graceful shutdown.
+/// attestd assembled from its configuration: the keys, the apps, the verifiers, the state store, the RPC
+/// endpoints, the metrics and the HTTP server, with SIGTERM/SIGINT starting a graceful shutdown.
 public final class AttestdService: Sendable {
     private let server: HTTPServer
+    private let pool: VerifierPool
     private let health: HealthState
     private let logger: Logger
     private let shutdownGraceSeconds: Double
     private let signals = Mutex<ShutdownSignals?>(nil)
 
-    public init(configuration: Configuration, logger: Logger) throws {
+    /// - Parameter extraTrustRootPaths: App Attest roots to trust beside Apple's (`--extra-trust-root`), added
+    ///   to the configuration's `trust.extraAppAttestRoots`.
+    public init(configuration: Configuration, extraTrustRootPaths: [String] = [], logger: Logger) throws {
         self.logger = logger
         self.shutdownGraceSeconds = Double(configuration.limits.shutdownGraceSeconds)
-        let keys = try ChallengeKeyFile.load(
-            path: configuration.keys.challengeKeyPath, generateMissing: configuration.keys.generateMissing)
+        let keys = try KeyMaterial.load(configuration.keys, logger: logger)
         let health = HealthState()
         self.health = health
+        let pool = VerifierPool(threads: configuration.verifier.threads, capacity: configuration.verifier.queueCapacity)
+        self.pool = pool
+        let failures = CounterFamily(
+            name: "attestd_verification_failures_total",
+            help: "Refused exchanges, by app, provider and the precise reason.",
+            labelNames: ["app", "provider", "reason"])
+        let apps = AppRegistry(projects: configuration.projects)
+        let receiptRoots = try TrustAnchors.receipts(extraPaths: configuration.trust.extraReceiptRootPaths, logger: logger)
+        let attestRoots = try TrustAnchors.appAttest(
+            extraPaths: configuration.trust.extraAppAttestRootPaths + extraTrustRootPaths, logger: logger)
+        let exchange = ExchangeContext(
+            apps: apps,
+            challenges: ChallengeCodec(keys: keys.challengeKeys, ttlSeconds: Int64(configuration.challengeTTLSeconds)),
+            artifacts: keys.artifacts,
+            issuer: AppCheckTokenIssuer(keys: keys.signingKeys, issuerPrefix: configuration.tokens.issuerPrefix),
+            tokenVerifier: AppCheckTokenVerifier(keys: keys.signingKeys, issuerPrefix: configuration.tokens.issuerPrefix),
+            attestations: AttestationVerifier(
+                trustAnchorsDER: attestRoots, receiptVerifier: ReceiptVerifier(trustAnchorsDER: receiptRoots)),
+            assertions: AssertionVerifier(),
+            store: MemoryStateStore(clock: { ExchangeContext.now() }),
+            pool: pool,
+            failures: failures)
         let endpoints = EndpointTable.endpoints(.init(
-            apps: AppRegistry(projects: configuration.projects),
-            challenges: ChallengeCodec(keys: keys, ttlSeconds: Int64(configuration.challengeTTLSeconds)),
-            health: health))
+            exchange: exchange, health: health, signingKeys: keys.signingKeys,
+            customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects)))
 
         let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics"])
         let registry = MetricsRegistry()
         registry.register(metrics)
+        registry.register(failures)
+        registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
+            Double(pool.queuedCount)
+        })
         let router = ServiceRouter(
             endpoints: endpoints, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,
             registry: registry, health: health, logger: logger.with("component", "router"))
@@ -79,8 +108,9 @@ public final class AttestdService: Sendable {
         server.beginGracefulShutdown(deadlineSeconds: shutdownGraceSeconds)
     }
 
-    /// Blocks until the server has stopped.
+    /// Blocks until the server has stopped, then lets the verifier threads finish.
     public func waitUntilStopped() {
         server.waitUntilStopped()
+        pool.shutdown()
     }
 }

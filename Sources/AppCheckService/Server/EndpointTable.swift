@@ -5,24 +5,38 @@ import Tokens
 /// `Protos/` cannot be forgotten here.
 enum EndpointTable {
     struct Dependencies {
-        let apps: AppRegistry
-        let challenges: ChallengeCodec
+        let exchange: ExchangeContext
         let health: HealthState
+        let signingKeys: SigningKeySet
+        let customTokenVerifiers: [String: CustomTokenVerifier]
     }
 
     static func endpoints(_ dependencies: Dependencies) -> [RPCEndpoint] {
-        AppCheckRPC.allCases.map { rpc in
+        let exchange = dependencies.exchange
+        return AppCheckRPC.allCases.map { rpc in
             switch rpc {
             case .generateAppAttestChallenge:
-                RPCEndpoint(rpc.method, GenerateChallengeHandler(apps: dependencies.apps, challenges: dependencies.challenges))
+                RPCEndpoint(rpc.method, GenerateChallengeHandler(apps: exchange.apps, challenges: exchange.challenges))
+            case .exchangeAppAttestAttestation:
+                RPCEndpoint(rpc.method, ExchangeAttestationHandler(exchange: exchange))
+            case .exchangeAppAttestAssertion:
+                RPCEndpoint(rpc.method, ExchangeAssertionHandler(exchange: exchange))
+            case .exchangeDebugToken:
+                RPCEndpoint(rpc.method, ExchangeDebugTokenHandler(exchange: exchange))
+            case .exchangeCustomToken:
+                RPCEndpoint(rpc.method, ExchangeCustomTokenHandler(exchange: exchange, verifiers: dependencies.customTokenVerifiers))
+            case .verifyAppCheckToken:
+                RPCEndpoint(rpc.method, VerifyAppCheckTokenHandler(exchange: exchange))
+            case .getPublicJwkSet:
+                // Firebase: the JWKS must not be cached longer than 6 hours.
+                RPCEndpoint(rpc.method, JWKSHandler(keys: dependencies.signingKeys),
+                            restHeaders: [("cache-control", "public, max-age=21600")])
             case .healthCheck:
                 RPCEndpoint(rpc.method, HealthCheckHandler(health: dependencies.health, services: servedServices))
             case .exchangeSafetyNetToken, .exchangeRecaptchaV3Token, .exchangeRecaptchaEnterpriseToken,
                  .generatePlayIntegrityChallenge, .exchangePlayIntegrityToken:
                 .unimplemented(rpc.method, reason: "\(rpc.rawValue) is not served: attestd serves Apple's providers only.")
-            case .getPublicJwkSet, .exchangeDeviceCheckToken, .exchangeCustomToken, .exchangeDebugToken,
-                 .exchangeAppAttestAttestation, .exchangeAppAttestAssertion, .verifyAppCheckToken,
-                 .queryTwoBits, .updateTwoBits, .getAttestedKey, .revokeAttestedKey:
+            case .exchangeDeviceCheckToken, .queryTwoBits, .updateTwoBits, .getAttestedKey, .revokeAttestedKey:
                 .unimplemented(rpc.method, reason: "\(rpc.rawValue) is not available in this version of attestd yet.")
             }
         }

@@ -39,6 +39,12 @@ public struct JSONWriter: Sendable {
     /// Appends `text` as a quoted JSON string, escaping quotes, backslashes and control characters.
     public mutating func appendString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            // Nothing to escape (the usual case): copy the bytes at once.
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
@@ -64,6 +70,13 @@ public struct JSONWriter: Sendable {
     /// Appends bytes as they are: the caller vouches that they are valid JSON in place.
     public mutating func appendRaw(_ text: some Sequence<UInt8>) {
         bytes.append(contentsOf: text)
+    }
+
+    /// Appends `raw` as a quoted string of standard, padded base64 (the proto3 JSON form of `bytes`).
+    mutating func appendBase64String(_ raw: UnsafeRawBufferPointer) {
+        bytes.append(UInt8(ascii: "\""))
+        Base64.encode(raw, into: &bytes)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

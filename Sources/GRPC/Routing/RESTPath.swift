@@ -12,36 +12,46 @@ public struct RESTPath: Hashable, Sendable {
 
     /// Parses a request target; nil when it does not start with `/` or holds a malformed `%` escape.
     public init?(_ target: some StringProtocol) {
-        var path = Substring(target)
-        guard path.first == "/" else { return nil }
-        if let mark = path.firstIndex(of: "?") {
-            query = String(path[path.index(after: mark)...])
-            path = path[..<mark]
-        } else {
-            query = nil
-        }
-        var raw = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        if raw.last == "" { raw.removeLast() }  // "/v1/jwks/" names the same resource as "/v1/jwks"
-        var verb: String?
-        if let last = raw.last, let colon = last.lastIndex(of: ":") {
-            guard let decoded = Self.percentDecode(last[last.index(after: colon)...]) else { return nil }
-            verb = decoded
-            raw[raw.count - 1] = last[..<colon]
-        }
-        var segments: [String] = []
-        segments.reserveCapacity(raw.count)
-        for segment in raw {
-            guard let decoded = Self.percentDecode(segment) else { return nil }
-            segments.append(decoded)
-        }
-        self.segments = segments
-        self.verb = verb
+        var text = String(target)
+        // Bytes, not Characters: a request line is ASCII, and grapheme breaking would cost more than routing.
+        guard let parsed = text.withUTF8({ Self.parse($0) }) else { return nil }
+        (segments, verb, query) = parsed
     }
 
-    private static func percentDecode(_ text: Substring) -> String? {
-        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> ([String], String?, String?)? {
+        guard bytes.first == UInt8(ascii: "/") else { return nil }
+        let slash = UInt8(ascii: "/")
+        var end = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+        let query = end < bytes.count ? String(decoding: UnsafeBufferPointer(rebasing: bytes[(end + 1)...]), as: UTF8.self) : nil
+        if end > 1 && bytes[end - 1] == slash { end -= 1 }  // "/v1/jwks/" names the same resource as "/v1/jwks"
+        var lastSegmentStart = end
+        while lastSegmentStart > 1 && bytes[lastSegmentStart - 1] != slash { lastSegmentStart -= 1 }
+        var verb: String?
+        var pathEnd = end
+        if let colon = bytes[lastSegmentStart..<end].lastIndex(of: UInt8(ascii: ":")) {
+            guard let decoded = percentDecode(bytes[(colon + 1)..<end]) else { return nil }
+            verb = decoded
+            pathEnd = colon
+        }
+        var segments: [String] = []
+        segments.reserveCapacity(6)
+        var start = 1
+        if pathEnd > 1 || verb != nil {
+            for i in 1...pathEnd where i == pathEnd || bytes[i] == slash {
+                guard let segment = percentDecode(bytes[start..<i]) else { return nil }
+                segments.append(segment)
+                start = i + 1
+            }
+        }
+        return (segments, verb, query)
+    }
+
+    private static func percentDecode(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
+        guard text.contains(UInt8(ascii: "%")) else {
+            return String(decoding: UnsafeBufferPointer(rebasing: text), as: UTF8.self)
+        }
         var out: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
+        var iterator = text.makeIterator()
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else { out.append(byte); continue }
             guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {

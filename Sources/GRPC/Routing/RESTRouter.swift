@@ -12,10 +12,18 @@ public struct RESTRouter<Target: Sendable>: Sendable {
         case notFound
     }
 
-    private let routes: [(binding: RESTBinding, target: Target)]
+    // Parallel arrays rather than tuples: the router is generic, and tuple metadata is looked up at run time.
+    private let bindings: [RESTBinding]
+    private let targets: [Target]
+    /// Route indices by custom verb ("" for none), so that a request is matched against one or two bindings.
+    private let byVerb: [String: [Int]]
 
     public init(_ routes: [(RESTBinding, Target)]) {
-        self.routes = routes.map { (binding: $0.0, target: $0.1) }
+        bindings = routes.map(\.0)
+        targets = routes.map(\.1)
+        var byVerb: [String: [Int]] = [:]
+        for (index, route) in routes.enumerated() { byVerb[route.0.verb ?? "", default: []].append(index) }
+        self.byVerb = byVerb
     }
 
     /// Routes a request by HTTP `method` and request target (path and query).
@@ -26,17 +34,19 @@ public struct RESTRouter<Target: Sendable>: Sendable {
 
     /// Routes a request by HTTP `method` and parsed path.
     public func route(method: String, path: RESTPath) -> Route {
+        guard let candidates = byVerb[path.verb ?? ""] else { return .notFound }
         var allowed: [String] = []
         var badResource: GRPCStatus?
-        for route in routes {
-            switch route.binding.match(path) {
+        for index in candidates {
+            let binding = bindings[index]
+            switch binding.matcher.match(path) {
             case .none:
                 continue
             case .matched(let parameter):
-                if route.binding.method == method { return .matched(route.target, route.binding, parameter) }
-                if !allowed.contains(route.binding.method) { allowed.append(route.binding.method) }
+                if binding.method == method { return .matched(targets[index], binding, parameter) }
+                if !allowed.contains(binding.method) { allowed.append(binding.method) }
             case .badResource(let field, let pattern, let value):
-                if badResource == nil && route.binding.method == method {
+                if badResource == nil && binding.method == method {
                     badResource = GRPCStatus(
                         .invalidArgument,
                         "Invalid resource name for '\(field)': \"\(value)\" does not match \(pattern)."

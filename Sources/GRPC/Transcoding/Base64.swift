@@ -14,23 +14,31 @@ enum Base64 {
 
     /// Appends the standard, padded encoding of `bytes`.
     static func encode(_ bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) {
-        out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(alphabet[Int(n >> 6 & 63)])
-            out.append(alphabet[Int(n & 63)])
-            i += 3
-        }
-        let rest = bytes.count - i
-        if rest > 0 {
-            let n = UInt32(bytes[i]) << 16 | (rest == 2 ? UInt32(bytes[i + 1]) << 8 : 0)
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(rest == 2 ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
-            out.append(UInt8(ascii: "="))
+        let start = out.count
+        let length = (bytes.count + 2) / 3 * 4
+        // Grow once, then fill through a pointer: appending byte by byte costs more than the encoding.
+        out.append(contentsOf: repeatElement(UInt8(ascii: "="), count: length))
+        alphabet.withUnsafeBufferPointer { alphabet in
+            out.withUnsafeMutableBufferPointer { buffer in
+                var o = start
+                var i = 0
+                while i + 3 <= bytes.count {
+                    let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                    buffer[o] = alphabet[Int(n >> 18 & 63)]
+                    buffer[o + 1] = alphabet[Int(n >> 12 & 63)]
+                    buffer[o + 2] = alphabet[Int(n >> 6 & 63)]
+                    buffer[o + 3] = alphabet[Int(n & 63)]
+                    i += 3
+                    o += 4
+                }
+                let rest = bytes.count - i
+                if rest > 0 {
+                    let n = UInt32(bytes[i]) << 16 | (rest == 2 ? UInt32(bytes[i + 1]) << 8 : 0)
+                    buffer[o] = alphabet[Int(n >> 18 & 63)]
+                    buffer[o + 1] = alphabet[Int(n >> 12 & 63)]
+                    if rest == 2 { buffer[o + 2] = alphabet[Int(n >> 6 & 63)] }  // the rest stays "="
+                }
+            }
         }
     }
 
@@ -44,28 +52,48 @@ enum Base64 {
     /// The bytes `text` encodes, or nil when it is not base64 in either alphabet (padding optional, but correct
     /// when present).
     static func decode(_ text: String) -> [UInt8]? {
-        var utf8 = Array(text.utf8)
-        if utf8.count % 4 == 0, utf8.last == UInt8(ascii: "=") {
-            utf8.removeLast()
-            if utf8.last == UInt8(ascii: "=") { utf8.removeLast() }
+        var text = text
+        return text.withUTF8 { decode($0) }
+    }
+
+    /// The bytes `input` encodes, or nil; see ``decode(_:)-(String)``.
+    static func decode(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var count = input.count
+        if count % 4 == 0, count > 0, input[count - 1] == UInt8(ascii: "=") {
+            count -= 1
+            if input[count - 1] == UInt8(ascii: "=") { count -= 1 }
         }
-        guard utf8.count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(utf8.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for c in utf8 {
-            let value = values[Int(c)]
-            guard value != 0xFF else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        let remainder = count % 4
+        guard remainder != 1 else { return nil }
+        let outCount = count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        var valid = true
+        let out = [UInt8](unsafeUninitializedCapacity: outCount) { out, initialized in
+            values.withUnsafeBufferPointer { table in
+                var i = 0
+                var o = 0
+                while i + 4 <= count {
+                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
+                    let c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
+                    // Valid values are below 64; 0xFF marks anything else.
+                    if (a | b | c | d) & 0xC0 != 0 { valid = false; return }
+                    let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    out[o] = UInt8(truncatingIfNeeded: n >> 16)
+                    out[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
+                    out[o + 2] = UInt8(truncatingIfNeeded: n)
+                    i += 4
+                    o += 3
+                }
+                guard remainder > 0 else { return }
+                let a = table[Int(input[i])], b = table[Int(input[i + 1])]
+                let c = remainder == 3 ? table[Int(input[i + 2])] : 0
+                // Leftover bits must be zero, so that each byte string has exactly one encoding.
+                if (a | b | c) & 0xC0 != 0 || (remainder == 2 ? b & 0x0F : c & 0x03) != 0 { valid = false; return }
+                let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+                out[o] = UInt8(truncatingIfNeeded: n >> 16)
+                if remainder == 3 { out[o + 1] = UInt8(truncatingIfNeeded: n >> 8) }
             }
+            initialized = valid ? outCount : 0
         }
-        // Leftover bits must be zero, so that each byte string has exactly one encoding.
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-        return out
+        return valid ? out : nil
     }
 }

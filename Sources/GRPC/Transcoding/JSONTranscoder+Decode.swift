@@ -193,7 +193,9 @@ extension JSONTranscoder {
     private static func floatingPoint(_ value: JSONValue) -> Double? {
         switch value {
         case .number(let text):
-            return Double(text)
+            // A literal too large for a double is out of range, not infinity.
+            guard let d = Double(text), d.isFinite else { return nil }
+            return d
         case .string(let text):
             switch text {
             case "NaN": return .nan

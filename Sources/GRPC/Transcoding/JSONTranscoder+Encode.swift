@@ -117,10 +117,7 @@ extension JSONTranscoder {
             }
             out.appendString(string)
         case (.bytes, .lengthDelimited(let range)):
-            var encoded: [UInt8] = [UInt8(ascii: "\"")]
-            Base64.encode(UnsafeRawBufferPointer(rebasing: reader.bytes[range]), into: &encoded)
-            encoded.append(UInt8(ascii: "\""))
-            out.appendRaw(encoded)
+            out.appendBase64String(UnsafeRawBufferPointer(rebasing: reader.bytes[range]))
         case (.message(let schema), .lengthDelimited(let range)):
             try writeMessage(WireReader(reader.bytes, range: range), schema: schema, into: &out)
         case (.bool, .varint(let n)):

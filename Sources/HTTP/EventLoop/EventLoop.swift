@@ -26,6 +26,7 @@ final class EventLoop: @unchecked Sendable {
     private var listeners: [LoopListener] = []
     private var connections: [UInt64: Connection] = [:]
     private var dirty: [Connection] = []
+    private var flushing: [Connection] = []
     private var nextConnectionID: UInt64 = EventLoop.firstConnectionToken
     private var state = State.running
     private var lastIdleScan: UInt64 = 0
@@ -144,6 +145,10 @@ final class EventLoop: @unchecked Sendable {
 
     /// Forgets a closed connection.
     func remove(_ connection: Connection) {
+        if connection.memoryOutput != nil {
+            connections.removeValue(forKey: connection.id)
+            return
+        }
         if cshims_epoll_ctl(epollFD, EPOLL_CTL_DEL, connection.fd, 0, 0) != 0 {
             logger.debug("epoll_ctl DEL failed", [("error", Posix.describe(errno))])
         }
@@ -152,6 +157,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Changes the readiness bits a connection waits for.
     func setInterest(_ connection: Connection, events: UInt32) {
+        guard connection.memoryOutput == nil else { return }
         _ = cshims_epoll_ctl(epollFD, EPOLL_CTL_MOD, connection.fd, events, connection.id)
     }
 
@@ -168,6 +174,29 @@ final class EventLoop: @unchecked Sendable {
             connection.beginGracefulShutdown()
             markDirty(connection)
         }
+    }
+
+    // MARK: Driving a loop without its thread (in-memory tests)
+
+    /// Makes the calling thread this loop's thread, for a loop whose `run()` is never started.
+    func adoptCallingThread() {
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
+    }
+
+    /// Opens a connection with no socket: bytes go in through `Connection.receive(memory:)` and come out in
+    /// `output` after `runPendingWork()`.
+    func openMemoryConnection(output: MemoryOutput) -> Connection {
+        let id = nextConnectionID
+        nextConnectionID += 1
+        let connection = Connection(id: id, fd: -1, loop: self, tls: nil, remoteAddress: "memory", memoryOutput: output)
+        connections[id] = connection
+        return connection
+    }
+
+    /// One loop turn without epoll: runs posted tasks, then flushes every dirty connection.
+    func runPendingWork() {
+        drainInbox()
+        flushDirty()
     }
 
     private func drainInbox() {
@@ -258,12 +287,13 @@ final class EventLoop: @unchecked Sendable {
     private func flushDirty() {
         // Flushing may dirty other connections (never in practice, but a responder may run inline), so loop.
         while !dirty.isEmpty {
-            let batch = dirty
-            dirty.removeAll(keepingCapacity: true)
-            for connection in batch {
+            // Swap with a spare array so that neither allocates on a steady-state turn.
+            swap(&dirty, &flushing)
+            for connection in flushing {
                 connection.isDirty = false
                 connection.flush()
             }
+            flushing.removeAll(keepingCapacity: true)
         }
     }
 }

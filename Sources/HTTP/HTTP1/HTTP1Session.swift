@@ -3,7 +3,8 @@ import CHTTPParser
 /// The server side of one HTTP/1.1 connection, parsed by http_parser: keep-alive, Content-Length and chunked
 /// bodies, and pipelining (responses go out in request order, whatever order the handler answers in).
 final class HTTP1Session {
-    unowned let connection: Connection
+    /// `unowned(unsafe)`: the connection owns this session and outlives it.
+    unowned(unsafe) let connection: Connection
     private let parser: UnsafeMutablePointer<http_parser>
     private let limits: HTTPServerConfiguration
 
@@ -18,7 +19,6 @@ final class HTTP1Session {
     private var bodyTooLarge = false
     private var headerOverflow = false
     private var dispatchedEarly = false
-    private var requestSequence: UInt64 = 0
     private(set) var messageInProgress = false
 
     /// Requests parsed during the current `receive`, handed to the handler once the parser has returned.
@@ -35,7 +35,7 @@ final class HTTP1Session {
     private var shuttingDown = false
     private var pauseReason = PauseReason.none
 
-    private enum PauseReason { case none, backPressure, stop }
+    private enum PauseReason { case none, nextRequest, stop }
 
     init(connection: Connection) {
         self.connection = connection
@@ -52,6 +52,10 @@ final class HTTP1Session {
 
     /// Nothing received but unanswered, and no request half-read.
     var isIdle: Bool { slots.isEmpty && !messageInProgress }
+
+    /// A complete request is waiting for its response (a half-read request does not count: a client that stalls
+    /// mid-request is closed by the idle timeout).
+    var awaitsResponse: Bool { !slots.isEmpty }
 
     private var mustPause: Bool {
         slots.count >= Int(limits.maxConcurrentStreams)
@@ -70,14 +74,15 @@ final class HTTP1Session {
         dispatchReady()
     }
 
-    /// Parses stashed input once the connection has drained below its limits.
-    func resumeIfPossible() {
-        guard pausedForBackPressure, !stopped, !mustPause else { return }
+    /// Parses stashed input once the connection has drained below its limits; returns whether it did.
+    func resumeIfPossible() -> Bool {
+        guard pausedForBackPressure, !stopped, !mustPause else { return false }
         pausedForBackPressure = false
         let pending = stash
         stash = []
         pending.withUnsafeBytes { parse($0) }
         dispatchReady()
+        return true
     }
 
     private func parse(_ bytes: UnsafeRawBufferPointer) {
@@ -91,25 +96,25 @@ final class HTTP1Session {
             let error = parser.pointee.http_errno
             if error == HPE_PAUSED.rawValue {
                 http_parser_pause(parser, 0)
-                switch pauseReason {
-                case .backPressure:
-                    pausedForBackPressure = true
-                    stash.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
-                    pauseReason = .none
-                    return
-                case .stop, .none:
+                let reason = pauseReason
+                pauseReason = .none
+                if reason == .stop {
                     stopped = true
-                    pauseReason = .none
                     return
                 }
+                // One request at a time: the handler may answer inline, so the output it produces is known before
+                // the next pipelined request is parsed. This also means `Upgrade` (e.g. h2c) is ignored, as RFC 9110
+                // allows: the request is answered over HTTP/1.1 and the connection stays keep-alive.
+                dispatchReady()
+                if mustPause && !stopped {
+                    pausedForBackPressure = true
+                    stash.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+                    return
+                }
+                continue
             }
             if error != HPE_OK.rawValue {
                 reject(status: headerOverflow ? 431 : 400)
-                return
-            }
-            if parser.pointee.upgrade != 0 {
-                // Upgrades (h2c, websocket, CONNECT) are not offered: answer the request, then close.
-                stopped = true
                 return
             }
             if parsed == 0 { return }
@@ -282,8 +287,8 @@ final class HTTP1Session {
         if !keepAlive || bodyTooLarge || shuttingDown {
             pauseReason = .stop
             http_parser_pause(parser, 1)
-        } else if mustPause {
-            pauseReason = .backPressure
+        } else {
+            pauseReason = .nextRequest
             http_parser_pause(parser, 1)
         }
         return 0
@@ -308,7 +313,6 @@ final class HTTP1Session {
         nextSequence += 1
         slots.append(HTTP1ResponseSlot(response: nil, closeAfter: closeAfter, isHead: method == "HEAD", counted: true))
         ready.append((request, sequence))
-        requestSequence = sequence
     }
 }
 

@@ -8,11 +8,17 @@ final class HTTP2Session {
     /// The client connection preface (RFC 9113 §3.4).
     static let clientPreface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
-    unowned let connection: Connection
+    /// `unowned(unsafe)`: the connection owns this session and outlives it; a checked reference would cost a
+    /// refcount round trip on every callback.
+    unowned(unsafe) let connection: Connection
     private var session: OpaquePointer?
     private var streams: [Int32: HTTP2Stream] = [:]
+    /// The stream of the previous callback: nghttp2 reports a stream's headers one by one, so this saves a
+    /// dictionary lookup per header.
+    private var recentStream: HTTP2Stream?
     /// Streams whose request became complete (or must be answered early) during the current `mem_recv`.
     private var completed: [HTTP2Stream] = []
+    private var dispatching: [HTTP2Stream] = []
     private var failed = false
     private var shutdown = Shutdown.none
     private let limits: HTTPServerConfiguration
@@ -41,6 +47,8 @@ final class HTTP2Session {
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
                 value: UInt32(clamping: limits.maxHeaderListBytes)),
+            // RFC 9218: no RFC 7540 priority tree, so nghttp2 keeps no closed streams around for it.
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES.rawValue), value: 1),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
     }
@@ -67,18 +75,22 @@ final class HTTP2Session {
 
     private func dispatchCompleted() {
         guard !completed.isEmpty else { return }
-        let ready = completed
-        completed.removeAll(keepingCapacity: true)
+        // Swapped out, not copied: a handler answering inline may not touch `completed`, but the swap keeps both
+        // arrays' storage for the next batch.
+        swap(&completed, &dispatching)
+        defer { dispatching.removeAll(keepingCapacity: true) }
         let now = MonotonicClock.nanoseconds()
         let handler = connection.context.handler
-        for stream in ready {
+        for stream in dispatching {
             if stream.headersTooLarge {
                 deliver(HTTPResponse(status: 431), streamID: stream.id)
                 continue
             }
+            let headers = HTTPHeaders(lowercased: stream.headers)
+            // RFC 9113 §8.3.1: a client may send Host instead of :authority.
+            let authority = stream.authority ?? headers["host"]
             let request = HTTPRequest(
-                method: stream.method, path: stream.path, authority: stream.authority,
-                headers: HTTPHeaders(lowercased: stream.headers), body: stream.body, bodyTooLarge: stream.bodyTooLarge,
+                method: stream.method, path: stream.path, authority: authority, headers: headers, body: stream.body, bodyTooLarge: stream.bodyTooLarge,
                 version: .http2, isTLS: connection.tls != nil, remoteAddress: connection.remoteAddress,
                 receivedAtNanos: now)
             stream.headers = []
@@ -142,8 +154,9 @@ final class HTTP2Session {
 
     // MARK: Lifecycle
 
-    /// No stream is open.
-    var isIdle: Bool { streams.isEmpty }
+    /// Some stream's request was handed to the handler and is still waiting for its response (streams whose
+    /// request the client never finished do not count: a client that stalls is closed by the idle timeout).
+    var awaitsResponse: Bool { streams.values.contains { $0.dispatched && !$0.responded } }
 
     /// First of the two GOAWAYs: tells the client to stop opening streams, while ones in flight still arrive.
     func beginGracefulShutdown() {
@@ -179,6 +192,7 @@ final class HTTP2Session {
     func connectionClosed() {
         connection.context.openStreams.subtract(streams.count, ordering: .relaxed)
         streams.removeAll()
+        recentStream = nil
         completed.removeAll()
     }
 
@@ -188,25 +202,35 @@ final class HTTP2Session {
 
     func onBeginHeaders(streamID: Int32) {
         guard streams[streamID] == nil else { return }
-        streams[streamID] = HTTP2Stream(id: streamID)
+        let stream = HTTP2Stream(id: streamID)
+        streams[streamID] = stream
+        recentStream = stream
         connection.context.openStreams.add(1, ordering: .relaxed)
     }
 
+    private func stream(_ id: Int32) -> HTTP2Stream? {
+        if let recent = recentStream, recent.id == id { return recent }
+        let found = streams[id]
+        recentStream = found
+        return found
+    }
+
     func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID], !stream.dispatched, !stream.headersTooLarge else { return }
+        guard let stream = stream(streamID), !stream.dispatched, !stream.headersTooLarge else { return }
         stream.headerListBytes += name.count + value.count + 32
         if stream.headerListBytes > limits.maxHeaderListBytes {
             stream.headersTooLarge = true
             stream.headers = []
             return
         }
-        if name.first == UInt8(ascii: ":") {
+        if name.count > 1 && name[0] == UInt8(ascii: ":") {
             let text = String(decoding: value, as: UTF8.self)
-            switch name.count {
-            case 5 where name.elementsEqual(":path".utf8): stream.path = text
-            case 7 where name.elementsEqual(":method".utf8): stream.method = text
-            case 10 where name.elementsEqual(":authority".utf8): stream.authority = text
-            default: break  // :scheme; nghttp2 has already checked the set of pseudo-headers.
+            // nghttp2 has validated the pseudo-headers, so their length and second byte tell them apart.
+            switch (name.count, name[1]) {
+            case (5, UInt8(ascii: "p")): stream.path = text
+            case (7, UInt8(ascii: "m")): stream.method = text
+            case (10, UInt8(ascii: "a")): stream.authority = text
+            default: break  // :scheme, :protocol
             }
             return
         }
@@ -214,7 +238,7 @@ final class HTTP2Session {
     }
 
     func onHeadersReceived(streamID: Int32, endStream: Bool) {
-        guard let stream = streams[streamID] else { return }
+        guard let stream = stream(streamID) else { return }
         if endStream { stream.requestEnded = true }
         guard !stream.dispatched else { return }
         if stream.headersTooLarge || endStream {
@@ -224,7 +248,7 @@ final class HTTP2Session {
     }
 
     func onData(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID], !stream.dispatched else { return }
+        guard let stream = stream(streamID), !stream.dispatched else { return }
         if stream.body.count + data.count > limits.maxRequestBodyBytes {
             // Answer now with an empty body; the rest of the body is discarded (nghttp2 still credits the flow
             // control window) and the stream is reset after the response.
@@ -238,7 +262,7 @@ final class HTTP2Session {
     }
 
     func onDataEnded(streamID: Int32) {
-        guard let stream = streams[streamID] else { return }
+        guard let stream = stream(streamID) else { return }
         stream.requestEnded = true
         guard !stream.dispatched else { return }
         stream.dispatched = true
@@ -246,6 +270,7 @@ final class HTTP2Session {
     }
 
     func onStreamClosed(streamID: Int32) {
+        if recentStream?.id == streamID { recentStream = nil }
         if streams.removeValue(forKey: streamID) != nil {
             connection.context.openStreams.subtract(1, ordering: .relaxed)
         }

@@ -1,37 +1,50 @@
 import CNghttp2
 
 /// Builds the `nghttp2_nv` array for a response or trailer block. nghttp2 copies the fields during the submit
-/// call, so they only need to live for the duration of `body`.
+/// call, so they live in stack-allocated scratch space for the duration of `body` only.
 enum HeaderBlock {
     /// Names that are connection-specific and forbidden in HTTP/2 (RFC 9113 §8.2.2); a handler's copy is dropped.
     private static let forbidden: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]
 
+    private static func isAllowed(_ name: String) -> Bool {
+        !name.hasPrefix(":") && !forbidden.contains(name)
+    }
+
     static func with<R>(
         status: Int?, _ headers: HTTPHeaders, _ body: (UnsafePointer<nghttp2_nv>?, Int) -> R
     ) -> R {
-        var arena: [UInt8] = []
-        var spans: [(name: Range<Int>, value: Range<Int>)] = []
-        spans.reserveCapacity(headers.count + 1)
-        func add(_ name: String, _ value: String) {
-            let nameStart = arena.count
-            arena.append(contentsOf: name.utf8)
-            let valueStart = arena.count
-            arena.append(contentsOf: value.utf8)
-            spans.append((nameStart..<valueStart, valueStart..<arena.count))
+        var byteCount = status == nil ? 0 : 7 + 3
+        var fieldCount = status == nil ? 0 : 1
+        for (name, value) in headers where isAllowed(name) {
+            byteCount += name.utf8.count + value.utf8.count
+            fieldCount += 1
         }
-        if let status { add(":status", String(status)) }
-        for (name, value) in headers where !name.hasPrefix(":") && !forbidden.contains(name) {
-            add(name, value)
-        }
-        return arena.withUnsafeMutableBufferPointer { bytes in
-            guard let base = bytes.baseAddress else { return body(nil, 0) }
-            let fields = spans.map { span in
-                nghttp2_nv(
-                    name: base + span.name.lowerBound, value: base + span.value.lowerBound,
-                    namelen: span.name.count, valuelen: span.value.count, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        guard fieldCount > 0 else { return body(nil, 0) }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(byteCount, 1)) { bytes in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: fieldCount) { fields in
+                var used = 0
+                var index = 0
+                func add(_ name: some StringProtocol, _ value: some StringProtocol) {
+                    let nameStart = used
+                    for byte in name.utf8 { bytes[used] = byte; used += 1 }
+                    let valueStart = used
+                    for byte in value.utf8 { bytes[used] = byte; used += 1 }
+                    fields.initializeElement(at: index, to: nghttp2_nv(
+                        name: bytes.baseAddress! + nameStart, value: bytes.baseAddress! + valueStart,
+                        namelen: valueStart - nameStart, valuelen: used - valueStart,
+                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                    index += 1
+                }
+                if let status { add(":status", statusText(status)) }
+                for (name, value) in headers where isAllowed(name) { add(name, value) }
+                defer { fields.baseAddress!.deinitialize(count: index) }
+                return body(fields.baseAddress, index)
             }
-            return fields.withUnsafeBufferPointer { body($0.baseAddress, $0.count) }
         }
     }
 
+    /// Three ASCII digits (HTTP status codes are 100...599; anything else is clamped into that form).
+    private static func statusText(_ status: Int) -> String {
+        String(min(max(status, 100), 999))
+    }
 }

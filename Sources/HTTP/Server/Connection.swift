@@ -6,8 +6,11 @@ import Observability
 final class Connection {
     let id: UInt64
     let fd: Int32
-    unowned let loop: EventLoop
+    /// `unowned(unsafe)`: a loop closes every connection before it exits and outlives them all.
+    unowned(unsafe) let loop: EventLoop
     let tls: TLSStream?
+    /// Set for connections without a socket (tests pipe bytes in through `receive(memory:)` and read them here).
+    let memoryOutput: MemoryOutput?
     let remoteAddress: String
     var isDirty = false
     private(set) var isClosed = false
@@ -22,6 +25,7 @@ final class Connection {
     /// Close as soon as the pending output has been written (fatal protocol error, `Connection: close`...).
     var closeWhenFlushed = false
     private var registeredEvents: UInt32 = cshims_EPOLLIN
+    private let maxBufferedOutputBytes: Int
     private var session = Session.detecting([])
 
     private enum Session {
@@ -34,19 +38,27 @@ final class Connection {
     var context: ServerContext { loop.context }
     var logger: Logger { loop.logger }
 
-    init(id: UInt64, fd: Int32, loop: EventLoop, tls: TLSStream?, remoteAddress: String) {
+    init(id: UInt64, fd: Int32, loop: EventLoop, tls: TLSStream?, remoteAddress: String, memoryOutput: MemoryOutput? = nil) {
         self.id = id
         self.fd = fd
         self.loop = loop
         self.tls = tls
+        self.memoryOutput = memoryOutput
         self.remoteAddress = remoteAddress
         self.lastActivity = MonotonicClock.nanoseconds()
+        self.maxBufferedOutputBytes = loop.context.configuration.maxBufferedOutputBytes
         loop.context.openConnections.add(1, ordering: .relaxed)
     }
 
     // MARK: Events
 
     func handle(events: UInt32) {
+        if events & (cshims_EPOLLERR | cshims_EPOLLHUP) != 0 && !wantsToRead {
+            // Both directions are gone (or an error is pending) while reading is paused: nothing can be answered,
+            // and level-triggered epoll would report it on every turn.
+            close()
+            return
+        }
         if events & (cshims_EPOLLIN | cshims_EPOLLERR | cshims_EPOLLHUP) != 0 {
             readAvailable()
         }
@@ -57,7 +69,7 @@ final class Connection {
     }
 
     private var wantsToRead: Bool {
-        guard !closeWhenFlushed, pendingOutputBytes <= context.configuration.maxBufferedOutputBytes else { return false }
+        guard !closeWhenFlushed, pendingOutputBytes <= maxBufferedOutputBytes else { return false }
         switch session {
         case .detecting: return true
         case .http1(let http1): return http1.wantsInput
@@ -87,6 +99,14 @@ final class Connection {
                 return
             }
         }
+        if !isClosed { loop.markDirty(self) }
+    }
+
+    /// Feeds bytes as if read from the socket (connections with a `memoryOutput`).
+    func receive(memory bytes: [UInt8]) {
+        guard !isClosed else { return }
+        lastActivity = MonotonicClock.nanoseconds()
+        bytes.withUnsafeBytes { receive($0) }
         if !isClosed { loop.markDirty(self) }
     }
 
@@ -143,15 +163,23 @@ final class Connection {
     /// Produces pending protocol output, writes as much as the socket takes, then decides what to wait for next.
     func flush() {
         guard !isClosed else { return }
-        let cap = context.configuration.maxBufferedOutputBytes
-        if case .http1(let http1) = session { http1.resumeIfPossible() }
+        let cap = maxBufferedOutputBytes
+        if case .http1(let http1) = session { _ = http1.resumeIfPossible() }
         writing: while true {
             if case .http2(let http2) = session, pendingOutputBytes < cap {
                 http2.produceOutput(into: &output, limit: cap - pendingOutputBytes)
             }
-            guard pendingOutputBytes > 0 else { break writing }
+            if pendingOutputBytes == 0 {
+                // A pipelined HTTP/1.1 connection held back by back-pressure continues once its output drained.
+                guard !isClosed, case .http1(let http1) = session, http1.resumeIfPossible() else { break writing }
+                continue
+            }
             let result = output.withUnsafeBytes { all in
                 let pending = UnsafeRawBufferPointer(rebasing: all[outputStart...])
+                if let memoryOutput {
+                    memoryOutput.bytes.append(contentsOf: pending)
+                    return IOResult.bytes(pending.count)
+                }
                 return tls?.write(pending) ?? Posix.write(fd, pending)
             }
             switch result {
@@ -220,8 +248,8 @@ final class Connection {
         if case .http2(let http2) = session, http2.sendFinalGoAwayIfDue() { loop.markDirty(self) }
     }
 
-    /// No bytes moved for the idle timeout: close now if nothing is in flight (HTTP/2: GOAWAY first); a peer that
-    /// stopped reading while output is pending is closed too.
+    /// No bytes moved for the idle timeout: close unless a handler still owes a response (HTTP/2: GOAWAY first).
+    /// A peer that stopped reading while output is pending, or stalled halfway through a request, is closed too.
     func closeBecauseIdle() {
         if pendingOutputBytes > 0 {
             logger.debug("closing a connection whose peer stopped reading", [("peer", remoteAddress)])
@@ -232,9 +260,9 @@ final class Connection {
         case .detecting:
             close()
         case .http1(let http1):
-            if http1.isIdle { close() }
+            if !http1.awaitsResponse { close() }
         case .http2(let http2):
-            if http2.isIdle {
+            if !http2.awaitsResponse {
                 http2.goAwayBecauseIdle()
                 closeWhenFlushed = true
                 loop.markDirty(self)
@@ -254,7 +282,18 @@ final class Connection {
         session = .detecting([])
         if pendingOutputBytes == 0 { tls?.shutdown() }
         loop.remove(self)
-        Posix.close(fd)
+        if memoryOutput == nil { Posix.close(fd) }
         context.openConnections.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// The output of a connection that has no socket: what the server wrote, for an in-memory peer to read.
+final class MemoryOutput {
+    var bytes: [UInt8] = []
+
+    /// Returns and clears what was written.
+    func take() -> [UInt8] {
+        defer { bytes = [] }
+        return bytes
     }
 }

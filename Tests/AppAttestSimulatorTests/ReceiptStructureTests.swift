@@ -3,7 +3,7 @@ import Crypto
 import Testing
 
 @Suite("Simulated receipts are CMS SignedData like Apple's")
-struct SimulatedReceiptTests {
+struct ReceiptStructureTests {
     @Test("formats times as ISO 8601 UTC with milliseconds")
     func times() {
         #expect(SimulatedReceipt.time(1_776_795_192_153) == Array("2026-04-21T18:13:12.153Z".utf8))
@@ -30,6 +30,17 @@ struct SimulatedReceiptTests {
         #expect(fields.first { $0.type == 6 }?.value == Array("ATTEST".utf8))
         #expect(fields.first { $0.type == 7 }?.value == Array("production".utf8))
         #expect(fields.first { $0.type == 12 }?.value.count == 24)
+    }
+
+    @Test("one signer with no signed attributes, and the signing, intermediate and root certificates embedded")
+    func signerAndCertificates() throws {
+        let receipt = Fixtures.receiptCA.sign(payload: [0x31, 0x00])
+        let structure = try #require(OpenSSLCheck.receiptStructure(receipt))
+        #expect(structure.signedAttributes == -1)
+        #expect(structure.certificates.count == 3)
+        #expect(Set(structure.certificates) == [
+            Fixtures.receiptCA.signingCertificateDER, Fixtures.receiptCA.intermediateDER, Fixtures.receiptCA.rootDER,
+        ])
     }
 
     @Test("a receipt does not verify to another root, although it embeds its own")
@@ -76,41 +87,5 @@ struct SimulatedReceiptTests {
         }).receipt)
         let verified = try #require(OpenSSLCheck.verifyReceipt(receipt, root: Fixtures.receiptCA.rootDER, at: Fixtures.nowSeconds))
         #expect(ReceiptPayload.fields(verified.content)?.first { $0.type == 2 }?.value == Array("OTHER.app".utf8))
-    }
-}
-
-/// A minimal DER reader for the receipt payload `SET OF SEQUENCE {INTEGER, INTEGER, OCTET STRING}`.
-enum ReceiptPayload {
-    static func fields(_ der: [UInt8]) -> [SimulatedReceipt.Field]? {
-        var offset = 0
-        guard let (tag, set) = element(der, &offset), tag == 0x31, offset == der.count else { return nil }
-        var inner = 0
-        var fields: [SimulatedReceipt.Field] = []
-        while inner < set.count {
-            guard let (sequenceTag, sequence) = element(set, &inner), sequenceTag == 0x30 else { return nil }
-            var cursor = 0
-            guard let (_, type) = element(sequence, &cursor), let (_, version) = element(sequence, &cursor),
-                  let (valueTag, value) = element(sequence, &cursor), valueTag == 0x04
-            else { return nil }
-            fields.append(.init(
-                type: type.reduce(0) { $0 << 8 | Int($1) }, version: version.reduce(0) { $0 << 8 | Int($1) }, value: value))
-        }
-        return fields
-    }
-
-    private static func element(_ bytes: [UInt8], _ offset: inout Int) -> (UInt8, [UInt8])? {
-        guard offset + 2 <= bytes.count else { return nil }
-        let tag = bytes[offset]
-        var length = Int(bytes[offset + 1])
-        offset += 2
-        if length & 0x80 != 0 {
-            let count = length & 0x7F
-            guard offset + count <= bytes.count else { return nil }
-            length = bytes[offset..<offset + count].reduce(0) { $0 << 8 | Int($1) }
-            offset += count
-        }
-        guard offset + length <= bytes.count else { return nil }
-        defer { offset += length }
-        return (tag, Array(bytes[offset..<offset + length]))
     }
 }

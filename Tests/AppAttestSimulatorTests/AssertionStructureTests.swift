@@ -3,7 +3,7 @@ import Crypto
 import Testing
 
 @Suite("Simulated assertions are shaped like Apple's")
-struct SimulatedAssertionTests {
+struct AssertionStructureTests {
     let clientDataHash = SHA256.hash(Array("request body".utf8))
 
     @Test("the object is {signature, authenticatorData}; authData is rpIdHash, flags 0x40 and the counter")

@@ -3,7 +3,7 @@ import Crypto
 import Testing
 
 @Suite("Simulated attestations are shaped like Apple's")
-struct SimulatedAttestationTests {
+struct AttestationStructureTests {
     let clientDataHash = SHA256.hash(Array("challenge".utf8))
 
     @Test("the object is a map of fmt, attStmt and authData in Apple's order, with x5c of two and a receipt")
@@ -77,7 +77,7 @@ struct SimulatedAttestationTests {
         let leaf = try #require(OpenSSLCheck.X509Certificate(der: parts.certificateChain[0]))
         #expect(parts.nonce == SHA256.hash(parts.authenticatorData + clientDataHash))
         #expect(leaf.extensionValue("1.2.840.113635.100.8.2") == [0x30, 0x24, 0xA1, 0x22, 0x04, 0x20] + parts.nonce)
-        #expect(leaf.subjectCommonName == key.keyID.map { String(format2: $0) }.joined())
+        #expect(leaf.subjectCommonName == hex(key.keyID))
         #expect(leaf.publicPoint == key.publicKey)
         #expect(leaf.signatureAlgorithm == "ecdsa-with-SHA256")
         #expect(leaf.validitySeconds == 72 * 3600)
@@ -130,10 +130,8 @@ struct SimulatedAttestationTests {
     }
 }
 
-extension String {
-    /// Two lowercase hex digits.
-    init(format2 byte: UInt8) {
-        let digits = Array("0123456789abcdef")
-        self = String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-    }
+/// Lowercase hex, as Apple writes the keyId in the leaf's common name.
+func hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef")
+    return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
 }

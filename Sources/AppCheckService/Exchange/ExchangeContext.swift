@@ -1,0 +1,98 @@
+import AppAttest
+import AppCheckMessages
+import GRPC
+import Observability
+import Storage
+import Tokens
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Everything the exchange RPCs share: the verifiers, the keys, the state store, the pool they run on, and the
+/// failure metric. One per process; every member is safe to use from any thread.
+struct ExchangeContext: Sendable {
+    let apps: AppRegistry
+    let challenges: ChallengeCodec
+    let artifacts: ArtifactKeyring
+    let issuer: AppCheckTokenIssuer
+    let tokenVerifier: AppCheckTokenVerifier
+    let attestations: AttestationVerifier
+    let assertions: AssertionVerifier
+    let store: any StateStore
+    let pool: VerifierPool
+    /// `attestd_verification_failures_total{app,provider,reason}`.
+    let failures: CounterFamily
+
+    /// Unix seconds now.
+    static func now() -> Int64 { Int64(time(nil)) }
+
+    /// A refusal as the client sees it (PERMISSION_DENIED, "App attestation failed.", whatever the reason), after
+    /// the precise reason has gone to the log and the failure metric.
+    func refuse(app: String, provider: Provider, reason: String, detail: String = "", context: RPCContext) -> GRPCStatus {
+        failures.increment([app, provider.rawValue, reason])
+        context.logger.info("refused", [("app", app), ("provider", provider.rawValue), ("reason", reason), ("detail", detail)])
+        return GRPCStatus(.permissionDenied, "App attestation failed.")
+    }
+
+    /// The store could not answer: fail closed.
+    func unavailable(_ error: StoreError, context: RPCContext) -> GRPCStatus {
+        context.logger.error("state store unavailable", [("error", error.description)])
+        return GRPCStatus(.unavailable, "State store unavailable; try again.")
+    }
+
+    /// Runs one state-store call; a store that cannot answer becomes UNAVAILABLE (fail closed).
+    func stored<T>(_ context: RPCContext, _ call: () throws(StoreError) -> T) throws(GRPCStatus) -> T {
+        do {
+            return try call()
+        } catch {
+            throw unavailable(error, context: context)
+        }
+    }
+
+    /// Runs `work` on the verifier pool and answers with its result; answers UNAVAILABLE at once when the queue is
+    /// full, and DEADLINE_EXCEEDED without running it when the caller's deadline passed while it waited.
+    func onPool<Response>(_ context: RPCContext, reply: RPCReply<Response>,
+                          _ work: @escaping @Sendable () throws(GRPCStatus) -> Response) {
+        let accepted = pool.submit(.init(
+            deadlineNanos: context.deadlineNanos,
+            run: {
+                do throws(GRPCStatus) { reply.succeed(try work()) } catch { reply.fail(error) }
+            },
+            expire: { reply.fail(GRPCStatus(.deadlineExceeded, "Deadline exceeded while waiting for a verifier.")) }))
+        if !accepted {
+            reply.fail(GRPCStatus(.unavailable, "Overloaded; try again."))
+        }
+    }
+
+    /// A freshly minted token for `app`, as the response message carries it.
+    func mint(for app: RegisteredApp, limitedUse: Bool, lifetime: TokenLifetime? = nil) throws(GRPCStatus) -> AppCheckToken {
+        let chosen = limitedUse ? TokenLifetime.limitedUse : (lifetime ?? app.tokenLifetime)
+        do {
+            let minted = try issuer.mint(
+                appID: app.appID, projectNumber: app.projectNumber, projectID: app.projectID, lifetime: chosen,
+                now: Self.now())
+            return AppCheckToken(token: minted.token, ttl: ProtoDuration(seconds: minted.lifetime.seconds))
+        } catch {
+            throw GRPCStatus(.internal, "Could not sign the token.", cause: error)
+        }
+    }
+}
+
+/// The attestation providers, as the failure metric labels them.
+enum Provider: String, Sendable {
+    case appAttest = "app_attest"
+    case debug
+    case custom
+    case token = "app_check_token"
+}
+
+extension RegisteredApp {
+    var tokenLifetime: TokenLifetime { TokenLifetime(seconds: Int64(configuration.tokenTTLSeconds)) ?? .default }
+
+    /// The App IDs as the verifiers take them (validated at start, so none is dropped).
+    var verifierAppIDs: [AppID] { appleAppIDs.compactMap(AppID.init) }
+
+    var attestEnvironment: AppAttestEnvironment {
+        configuration.environment == .production ? .production : .development
+    }
+}

@@ -1,0 +1,61 @@
+import Crypto
+import Foundation
+import Observability
+import Tokens
+
+/// The secrets a node needs, read from the files the configuration names: challenge MAC keys, artifact sealing
+/// keys and token signing keys. With `keys.generateMissing` (development), missing files are created first with
+/// fresh keys, mode 0600, so `make run` works on a new checkout and no key is ever committed.
+struct KeyMaterial {
+    let challengeKeys: [ChallengeKey]
+    let artifacts: ArtifactKeyring
+    let signingKeys: SigningKeySet
+
+    struct Problem: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func load(_ keys: Configuration.Keys, logger: Logger) throws -> KeyMaterial {
+        if keys.generateMissing { try generateMissing(keys, logger: logger) }
+        let challengeKeys = try ChallengeKeyFile.load(path: keys.challengeKeyPath)
+        let artifacts: ArtifactKeyring
+        do {
+            artifacts = try ArtifactKeyring(keyFile: keys.artifactKeyPath)
+        } catch {
+            throw Problem(description: "\(keys.artifactKeyPath): \(error)")
+        }
+        let signingKeys: SigningKeySet
+        do {
+            signingKeys = try SigningKeySet(pemFiles: keys.tokenSigningKeyPaths)
+        } catch {
+            throw Problem(description: "keys.tokenSigning: \(error)")
+        }
+        return KeyMaterial(challengeKeys: challengeKeys, artifacts: artifacts, signingKeys: signingKeys)
+    }
+
+    private static func generateMissing(_ keys: Configuration.Keys, logger: Logger) throws {
+        var files: [(String, () throws -> String)] = [
+            (keys.challengeKeyPath, { Keygen.challengeKeyJSON() }),
+            (keys.artifactKeyPath, { Keygen.artifactKeyJSON() }),
+        ]
+        if let signing = keys.tokenSigningKeyPaths.last {
+            files.append((signing, { try PrivateKey.generate(.rs256).pem() }))
+        }
+        for (path, contents) in files where !FileManager.default.fileExists(atPath: path) {
+            try writePrivate(path, try contents())
+            logger.warning("generated a development key (keys.generateMissing)", [("path", path)])
+        }
+    }
+
+    /// Writes `text` to `path` readable by the owner only, creating the directory (0700) if needed.
+    static func writePrivate(_ path: String, _ text: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw Problem(description: "\(path): cannot create the key file")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import AppAttest
+import AppCheckMessages
+import Crypto
+import GRPC
+import Storage
+import Tokens
+
+/// `ExchangeAppAttestAttestation`: the first handshake of a device. The challenge is checked on the event loop
+/// (an HMAC); Apple's steps, the single use of the challenge, the key's registration, the artifact and the token
+/// run on the verifier pool.
+struct ExchangeAttestationHandler: UnaryHandler {
+    let exchange: ExchangeContext
+
+    func handle(_ request: ExchangeAppAttestAttestationRequest, context: RPCContext,
+                reply: RPCReply<ExchangeAppAttestAttestationResponse>) {
+        let app: RegisteredApp
+        let challenge: OpenedChallenge
+        do throws(GRPCStatus) {
+            app = try exchange.apps.resolve(request.app)
+            guard !request.attestationStatement.isEmpty else { throw GRPCStatus(.invalidArgument, "attestation_statement is required.") }
+            guard request.keyID.count == 32 else { throw GRPCStatus(.invalidArgument, "key_id must be the 32-byte App Attest key id.") }
+            challenge = try exchange.openChallenge(request.challenge, app: app, provider: .appAttest, context: context)
+        } catch {
+            reply.fail(error)
+            return
+        }
+        exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
+            let verified: VerifiedAttestation
+            do throws(AppAttestError) {
+                verified = try exchange.attestations.verify(
+                    attestationObject: request.attestationStatement, keyID: request.keyID,
+                    clientDataHash: SHA256.hash(request.challenge), appIDs: app.verifierAppIDs,
+                    environment: app.attestEnvironment)
+            } catch {
+                throw exchange.refuse(app: app.appID, provider: .appAttest, reason: error.reason.name, detail: error.detail, context: context)
+            }
+            if let allowed = app.configuration.allowedValidationCategories, let category = verified.extensions.validationCategory,
+               !allowed.contains(category) {
+                throw exchange.refuse(app: app.appID, provider: .appAttest, reason: "validationCategoryNotAllowed",
+                                      detail: "category \(category)", context: context)
+            }
+            let now = ExchangeContext.now()
+            let store = exchange.store
+            guard try exchange.stored(context, { () throws(StoreError) in
+                try store.consumeChallenge(challenge.nonce, expiresAt: challenge.expiresAt)
+            }) else {
+                throw exchange.refuse(app: app.appID, provider: .appAttest, reason: "challengeReplayed", context: context)
+            }
+            let record = AttestedKeyRecord(
+                keyID: verified.keyID, appID: app.appID, environment: verified.environment.rawValue,
+                publicKey: verified.publicKey, firstSeen: now, lastSeen: now,
+                receipt: verified.receipt.isVerified ? (try? AttestationObject(request.attestationStatement))?.receipt : nil,
+                riskMetric: verified.receipt.riskMetric)
+            try exchange.stored(context) { () throws(StoreError) in try store.registerKey(record) }
+            logReceipt(verified.receipt, context: context)
+            guard let artifact = Artifact(
+                appID: app.appID, keyID: verified.keyID, publicKey: verified.publicKey,
+                environment: verified.environment == .production ? .production : .development, attestedAt: now)
+            else { throw GRPCStatus(.internal, "Could not build the artifact.") }
+            return ExchangeAppAttestAttestationResponse(
+                artifact: exchange.artifacts.seal(artifact),
+                appCheckToken: try exchange.mint(for: app, limitedUse: request.limitedUse))
+        }
+    }
+
+    /// The receipt is a risk signal, not one of Apple's steps: a missing or unverifiable one is logged, not refused.
+    private func logReceipt(_ receipt: ReceiptOutcome, context: RPCContext) {
+        switch receipt {
+        case .verified: break
+        case .missing, .empty: context.logger.info("attestation without a receipt")
+        case .unverifiable(let error): context.logger.info("attestation receipt unverifiable", [("reason", error.reason.name)])
+        }
+    }
+}
+
+extension ExchangeContext {
+    /// Opens a challenge for `app`, or refuses with the reason (forged, expired, for another app, malformed).
+    func openChallenge(_ bytes: [UInt8], app: RegisteredApp, provider: Provider, context: RPCContext) throws(GRPCStatus) -> OpenedChallenge {
+        guard !bytes.isEmpty else { throw GRPCStatus(.invalidArgument, "challenge is required.") }
+        do {
+            return try challenges.open(bytes, appID: app.appID, now: Self.now())
+        } catch {
+            throw refuse(app: app.appID, provider: provider, reason: error.reason, context: context)
+        }
+    }
+}
+
+extension ReceiptOutcome {
+    var isVerified: Bool {
+        if case .verified = self { true } else { false }
+    }
+
+    var riskMetric: Int? {
+        if case .verified(let receipt) = self { receipt.riskMetric } else { nil }
+    }
+}

@@ -1,0 +1,36 @@
+import AppCheckMessages
+import GRPC
+import Storage
+import Tokens
+
+/// `VerifyAppCheckToken`, replay protection: the first call for a valid token records it and answers
+/// `already_consumed = false`; every later call, on any node sharing the state store, answers true until the
+/// token expires. An invalid token is PERMISSION_DENIED whatever its consumed state.
+struct VerifyAppCheckTokenHandler: UnaryHandler {
+    let exchange: ExchangeContext
+
+    func handle(_ request: VerifyAppCheckTokenRequest, context: RPCContext, reply: RPCReply<VerifyAppCheckTokenResponse>) {
+        let project: String
+        do throws(GRPCStatus) {
+            project = try ProjectResourceName(parsing: request.project).project
+            guard exchange.apps.hasProject(project) else { throw GRPCStatus(.notFound, "Project \(project) is not served here.") }
+            guard !request.appCheckToken.isEmpty else { throw GRPCStatus(.invalidArgument, "app_check_token is required.") }
+        } catch {
+            reply.fail(error)
+            return
+        }
+        exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
+            let token: VerifiedAppCheckToken
+            do throws(AppCheckTokenError) {
+                token = try exchange.tokenVerifier.verify(request.appCheckToken, project: project, now: ExchangeContext.now())
+            } catch {
+                throw exchange.refuse(app: "", provider: .token, reason: error.reason, context: context)
+            }
+            let store = exchange.store
+            let first = try exchange.stored(context) { () throws(StoreError) in
+                try store.consumeToken(token.jti, expiresAt: token.expiresAt)
+            }
+            return VerifyAppCheckTokenResponse(alreadyConsumed: !first)
+        }
+    }
+}

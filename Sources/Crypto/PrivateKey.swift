@@ -1,0 +1,97 @@
+internal import COpenSSL
+
+/// A private key that makes JWS signatures: RSA (2048 bits or more) for RS256, or EC P-256 for ES256.
+/// Immutable and safe to use from many threads at once: OpenSSL's `EVP_PKEY` is reference-counted and only read
+/// while signing, and every signature gets its own digest context.
+public final class PrivateKey: @unchecked Sendable {
+    /// `EVP_PKEY *`, owned (one reference).
+    private let key: OpaquePointer
+    /// The one algorithm this key signs with.
+    public let algorithm: SigningAlgorithm
+    /// The matching public key.
+    public let publicKey: JWSPublicKey
+
+    /// Reads a PEM private key: PKCS#8 (`PRIVATE KEY`) or traditional (`RSA PRIVATE KEY`, `EC PRIVATE KEY`),
+    /// unencrypted.
+    public convenience init(pem: String) throws(PrivateKeyError) {
+        PEM.clearErrors()
+        guard let key = PEM.withReadBIO(pem, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) ?? nil else {
+            throw PrivateKeyError.unreadable.with(detail: PEM.drainErrors())
+        }
+        try self.init(owning: key)
+    }
+
+    /// A new random key for `algorithm`: RSA-2048 or P-256.
+    public static func generate(_ algorithm: SigningAlgorithm) throws(PrivateKeyError) -> PrivateKey {
+        PEM.clearErrors()
+        let context: OpaquePointer?
+        switch algorithm {
+        case .rs256: context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil)
+        case .es256: context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil)
+        }
+        guard let context else { throw PrivateKeyError.signingFailed.with(detail: PEM.drainErrors()) }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer? = nil
+        let configured: Bool
+        switch algorithm {
+        case .rs256: configured = EVP_PKEY_keygen_init(context) == 1 && EVP_PKEY_CTX_set_rsa_keygen_bits(context, 2048) == 1
+        case .es256: configured = EVP_PKEY_keygen_init(context) == 1 && EVP_PKEY_CTX_set_group_name(context, "P-256") == 1
+        }
+        guard configured, EVP_PKEY_generate(context, &key) == 1, let key else {
+            throw PrivateKeyError.signingFailed.with(detail: PEM.drainErrors())
+        }
+        return try PrivateKey(owning: key)
+    }
+
+    private init(owning key: OpaquePointer) throws(PrivateKeyError) {
+        guard let (algorithm, _) = JWSPublicKey.describe(key) else {
+            let weak = EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA
+            EVP_PKEY_free(key)
+            throw weak ? .tooWeak : .unsupported
+        }
+        // The public half shares the EVP_PKEY: verification only reads its public part.
+        EVP_PKEY_up_ref(key)
+        do {
+            self.publicKey = try JWSPublicKey(owning: key)
+        } catch {
+            EVP_PKEY_free(key)
+            throw .unsupported
+        }
+        self.key = key
+        self.algorithm = algorithm
+    }
+
+    deinit { EVP_PKEY_free(key) }
+
+    /// The JWS signature of `message`: PKCS#1 v1.5 over SHA-256 for RS256, r‖s (64 bytes) for ES256.
+    public func sign(_ message: some ContiguousBytes) throws(PrivateKeyError) -> [UInt8] {
+        PEM.clearErrors()
+        guard let context = EVP_MD_CTX_new() else { throw PrivateKeyError.signingFailed }
+        defer { EVP_MD_CTX_free(context) }
+        let signature: [UInt8]? = message.withUnsafeBytes { message in
+            let bytes = message.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            var count = 0
+            guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1,
+                  EVP_DigestSign(context, nil, &count, bytes, message.count) == 1
+            else { return nil }
+            var failed = false
+            let output = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+                failed = EVP_DigestSign(context, out.baseAddress, &count, bytes, message.count) != 1
+                initialized = failed ? 0 : count
+            }
+            return failed ? nil : output
+        }
+        guard let signature else { throw PrivateKeyError.signingFailed.with(detail: PEM.drainErrors()) }
+        switch algorithm {
+        case .rs256: return signature
+        case .es256:
+            guard let raw = SigningSignatureEncoding.raw(fromDER: signature) else { throw PrivateKeyError.signingFailed }
+            return raw
+        }
+    }
+
+    /// The key as unencrypted PKCS#8 PEM (`PRIVATE KEY`), for writing a key file.
+    public func pem() -> String {
+        PEM.written { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) } ?? ""
+    }
+}

@@ -1,0 +1,89 @@
+public import Crypto
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// New key material for a node or a cluster: the token signing key, the challenge MAC key and the artifact
+/// sealing key, each in its own file readable by its owner only (0600) in a directory only its owner may enter
+/// (0700).
+public enum Keygen {
+    /// The token signing key, unencrypted PKCS#8 PEM.
+    public static let signingKeyFile = "token-signing.pem"
+    /// `{"keys":[{"id":1,"secret":"<base64 of 32 bytes>"}]}`.
+    public static let challengeKeyFile = "challenge.json"
+    /// `{"keys":[{"version":1,"key":"<base64 of 32 bytes>"}]}`.
+    public static let artifactKeyFile = "artifact.json"
+
+    /// Writes the three key files into `directory`, creating it (0700) if needed. Refuses to replace an existing
+    /// file unless `overwrite`, checking all three before writing any; each file is written to a temporary name
+    /// and renamed, so a reader never sees half a key.
+    /// - Returns: the paths written.
+    @discardableResult
+    public static func write(into directory: String, signing algorithm: SigningAlgorithm, overwrite: Bool) throws(KeygenError) -> [String] {
+        try prepare(directory)
+        let names = [signingKeyFile, challengeKeyFile, artifactKeyFile]
+        let paths = names.map { directory.hasSuffix("/") ? directory + $0 : directory + "/" + $0 }
+        if !overwrite, let existing = paths.first(where: { access($0, F_OK) == 0 }) {
+            throw KeygenError.fileExists.with(detail: existing)
+        }
+        let signingKey: PrivateKey
+        do {
+            signingKey = try PrivateKey.generate(algorithm)
+        } catch {
+            throw KeygenError.keyGenerationFailed.with(detail: error.description)
+        }
+        let contents = [signingKey.pem(), challengeKeyJSON(), artifactKeyJSON()]
+        for (path, text) in zip(paths, contents) { try writePrivateFile(path, text) }
+        return paths
+    }
+
+    /// A challenge key file's JSON with one fresh key, id 1.
+    public static func challengeKeyJSON() -> String {
+        "{\"keys\":[{\"id\":1,\"secret\":\"\(Data(SecureRandom.bytes(count: 32)).base64EncodedString())\"}]}\n"
+    }
+
+    /// An artifact key file's JSON with one fresh key, version 1.
+    public static func artifactKeyJSON() -> String {
+        "{\"keys\":[{\"version\":1,\"key\":\"\(Data(SecureRandom.bytes(count: AESGCM.keyCount)).base64EncodedString())\"}]}\n"
+    }
+
+    private static func prepare(_ directory: String) throws(KeygenError) {
+        var status = stat()
+        if stat(directory, &status) != 0 {
+            guard mkdir(directory, 0o700) == 0 else {
+                throw KeygenError.cannotCreateDirectory.with(detail: "\(directory): \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw KeygenError.cannotCreateDirectory.with(detail: "\(directory): not a directory")
+        }
+        // Group or world access to a key directory would let others read a key file the moment its mode slips.
+        guard status.st_mode & 0o077 == 0 else { throw KeygenError.directoryNotPrivate.with(detail: directory) }
+    }
+
+    private static func writePrivateFile(_ path: String, _ text: String) throws(KeygenError) {
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw KeygenError.writeFailed.with(detail: "\(temporary): \(String(cString: strerror(errno)))") }
+        var text = text
+        let complete = text.withUTF8 { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return false }
+                offset += written
+            }
+            return true
+        }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard complete, synced, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw KeygenError.writeFailed.with(detail: "\(path): \(reason)")
+        }
+    }
+}

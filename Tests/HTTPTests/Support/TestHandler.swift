@@ -1,0 +1,46 @@
+import Foundation
+import HTTP
+import Synchronization
+
+/// Routes by path, so each test picks the behaviour it needs:
+/// `/echo` returns the body; `/trailers` adds trailers; `/async` answers from another thread;
+/// `/slow/<ms>` answers from another thread after a delay; `/big/<bytes>` returns that many bytes; anything else
+/// returns the path. Every request is recorded.
+final class TestHandler: HTTPHandler {
+    let requests = Mutex<[HTTPRequest]>([])
+
+    var received: [HTTPRequest] { requests.withLock { $0 } }
+
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        requests.withLock { $0.append(request) }
+        var headers = HTTPHeaders([("X-Method", request.method), ("x-body-too-large", String(request.bodyTooLarge))])
+        let parts = request.path.split(separator: "/").map(String.init)
+        switch parts.first {
+        case "echo":
+            responder.respond(HTTPResponse(status: 200, headers: headers, body: request.body))
+        case "trailers":
+            responder.respond(HTTPResponse(
+                status: 200, headers: headers, body: Array("ok".utf8),
+                trailers: HTTPHeaders([("grpc-status", "0"), ("grpc-message", "fine")])))
+        case "async":
+            headers.add("x-thread", "other")
+            let headers = headers
+            // A thread of its own: Dispatch's workers are shared with Swift Testing's (blocked) test threads.
+            Thread.detachNewThread {
+                responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("async".utf8)))
+            }
+        case "slow":
+            let milliseconds = Int(parts.count > 1 ? parts[1] : "100") ?? 100
+            let headers = headers
+            Thread.detachNewThread {
+                usleep(UInt32(milliseconds) * 1000)
+                responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("slow \(milliseconds)".utf8)))
+            }
+        case "big":
+            let count = Int(parts.count > 1 ? parts[1] : "0") ?? 0
+            responder.respond(HTTPResponse(status: 200, headers: headers, body: [UInt8](repeating: 0x61, count: count)))
+        default:
+            responder.respond(HTTPResponse(status: 200, headers: headers, body: Array(request.path.utf8)))
+        }
+    }
+}
