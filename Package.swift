@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "attestd", targets: ["attestd"]),
         .executable(name: "attestd-verify-bench", targets: ["attestd-verify-bench"]),
+        .executable(name: "attestd-sim", targets: ["attestd-sim"]),
         .library(name: "AppAttestSimulator", targets: ["AppAttestSimulator"]),
     ],
     targets: [
@@ -39,7 +40,7 @@ let package = Package(
         .target(name: "AppAttest", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "AppAttestSimulator", dependencies: ["Crypto", "COpenSSL", "CShims"], swiftSettings: swiftSettings),
         .target(name: "Storage", swiftSettings: swiftSettings),
-        .target(name: "Tokens", dependencies: ["Crypto", "Observability"], swiftSettings: swiftSettings),
+        .target(name: "Tokens", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "AppCheckMessages", dependencies: ["AppCheckProtos", "CProtobufC", "GRPC"], swiftSettings: swiftSettings),
         .target(name: "GRPC", swiftSettings: swiftSettings),
         .target(
@@ -55,6 +56,12 @@ let package = Package(
         .executableTarget(
             name: "attestd",
             dependencies: ["AppCheckService", "AppAttest", "Crypto", "Observability", "Tokens"],
+            swiftSettings: swiftSettings
+        ),
+        // A simulated device on the command line, with its CAs persisted, for the development loop and e2e tests.
+        .executableTarget(
+            name: "attestd-sim",
+            dependencies: ["AppAttestSimulator", "AppAttest", "Crypto"],
             swiftSettings: swiftSettings
         ),
 
@@ -79,7 +86,8 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppAttestSimulatorTests",
-            dependencies: ["AppAttestSimulator", "Crypto", "COpenSSL"],
+            // AppAttest: persisted CAs are checked with the real verifiers; attestd-sim is run as a process.
+            dependencies: ["AppAttestSimulator", "Crypto", "COpenSSL", "AppAttest", "attestd-sim"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),

@@ -34,7 +34,7 @@ extension Configuration {
     private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
         reader.rejectUnknownKeys(except: [
             "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "tokens", "verifier",
-            "trust", "projects",
+            "trust", "admin", "projects",
         ])
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
 
@@ -103,6 +103,10 @@ extension Configuration {
             extraAppAttestRootPaths: (trustReader?.strings("extraAppAttestRoots", required: false) ?? []).map(resolve),
             extraReceiptRootPaths: (trustReader?.strings("extraReceiptRoots", required: false) ?? []).map(resolve))
 
+        let adminReader = reader.object("admin")
+        adminReader?.rejectUnknownKeys(except: ["tokenHashes"])
+        let admin = Admin(tokenHashes: adminReader.map { sha256Digests($0, "tokenHashes", what: "admin token") } ?? [])
+
         let projects = reader.objects("projects").map { project in
             project.rejectUnknownKeys(except: ["number", "id", "apps", "serviceAccounts"])
             let number = project.string("number") ?? ""
@@ -135,6 +139,7 @@ extension Configuration {
             tokens: Tokens(issuerPrefix: issuerPrefix),
             verifier: verifier,
             trust: trust,
+            admin: admin,
             projects: projects)
     }
 
@@ -166,16 +171,21 @@ extension Configuration {
             }
         }
         let ttl = app.integer("tokenTtlSeconds", default: 3_600, in: 1_800...604_800)
-        let debugTokenHashes: [[UInt8]] = app.strings("debugTokenHashes", required: false).enumerated().compactMap { index, text in
+        let debugTokenHashes = sha256Digests(app, "debugTokenHashes", what: "debug token")
+        let categories = app.integers("allowedValidationCategories", in: 0...10).map { Set($0.map(UInt32.init)) }
+        return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
+                   debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories)
+    }
+
+    /// An optional list of SHA-256 digests written as 64 hex digits.
+    private static func sha256Digests(_ reader: JSONFieldReader, _ name: String, what: String) -> [[UInt8]] {
+        reader.strings(name, required: false).enumerated().compactMap { index, text in
             guard let digest = Hex.decode(text), digest.count == 32 else {
-                app.problem("\(app.field("debugTokenHashes"))[\(index)]", "must be the SHA-256 of the debug token, as 64 hex digits")
+                reader.problem("\(reader.field(name))[\(index)]", "must be the SHA-256 of the \(what), as 64 hex digits")
                 return nil
             }
             return digest
         }
-        let categories = app.integers("allowedValidationCategories", in: 0...10).map { Set($0.map(UInt32.init)) }
-        return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
-                   debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories)
     }
 
     private static func checkUnique(_ values: [String], what: String, reader: JSONFieldReader) {

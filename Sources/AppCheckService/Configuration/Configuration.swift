@@ -13,7 +13,14 @@ public struct Configuration: Sendable {
     public var tokens: Tokens
     public var verifier: Verifier
     public var trust: Trust
+    public var admin: Admin
     public var projects: [Project]
+
+    /// Who may call the operator RPCs (KeyService): holders of a bearer token whose SHA-256 is listed. Apps never
+    /// hold one. With none listed, those RPCs are disabled.
+    public struct Admin: Sendable {
+        public var tokenHashes: [[UInt8]]
+    }
 
     public struct Tokens: Sendable {
         /// `iss` is this prefix followed by the project number; Firebase's Admin SDKs require Firebase's prefix.

@@ -3,8 +3,8 @@ import HTTP
 
 extension HTTPResponse {
     /// A successful gRPC answer: headers, one framed message, then `grpc-status: 0` in the trailers.
-    static func grpc(_ message: [UInt8]) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: grpcHeaders, body: GRPCFraming.frame(message), trailers: okTrailers)
+    static func grpc(framedMessage: [UInt8]) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: grpcHeaders, body: framedMessage, trailers: okTrailers)
     }
 
     /// A gRPC error: one HEADERS frame carrying the status (trailers-only).

@@ -9,10 +9,13 @@ public struct RPCContext: Sendable {
     public let deadlineNanos: UInt64?
     /// A logger carrying the request id and the method.
     public let logger: Logger
+    /// The `authorization` header (gRPC metadata or HTTP), for the operator RPCs that require a credential.
+    public let authorization: String?
 
-    public init(requestID: String, deadlineNanos: UInt64?, logger: Logger) {
+    public init(requestID: String, deadlineNanos: UInt64?, logger: Logger, authorization: String? = nil) {
         self.requestID = requestID
         self.deadlineNanos = deadlineNanos
         self.logger = logger
+        self.authorization = authorization
     }
 }

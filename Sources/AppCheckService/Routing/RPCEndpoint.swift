@@ -8,7 +8,7 @@ public enum MessageEncoding: Sendable {
 }
 
 /// An RPC the router can call without knowing its message types: it decodes the request in the caller's encoding,
-/// runs the typed handler, and encodes the answer back in the same encoding.
+/// runs the typed handler, and encodes the answer back in the same encoding (for gRPC, already framed).
 public struct RPCEndpoint: Sendable {
     public let method: RPCMethod
     /// The method's short name (`GenerateAppAttestChallenge`): the `method` label of the request metrics.
@@ -34,7 +34,8 @@ public struct RPCEndpoint: Sendable {
             }
             handler.handle(request, context: context, reply: RPCReply { result in
                 switch (result, encoding) {
-                case (.success(let response), .protobuf): done(.success(response.serializedBytes()))
+                // gRPC answers are framed as they are encoded: one buffer, no copy.
+                case (.success(let response), .protobuf): done(.success(response.framedBytes()))
                 case (.success(let response), .json): done(.success(response.jsonBytes()))
                 case (.failure(let status), _): done(.failure(status))
                 }

@@ -38,7 +38,7 @@ extension ServiceRouter {
             }
             switch result {
             case .success(let bytes):
-                finish(request, responder, method: method, status: .ok, response: .grpc(bytes), requestID: context.requestID)
+                finish(request, responder, method: method, status: .ok, response: .grpc(framedMessage: bytes), requestID: context.requestID)
             case .failure(let status):
                 finish(request, responder, method: method, status: status, response: .grpcTrailersOnly(status),
                        requestID: context.requestID)

@@ -60,7 +60,8 @@ final class ServiceRouter: HTTPHandler {
 
     func context(for request: HTTPRequest, method: String, deadlineNanos: UInt64?) -> RPCContext {
         let id = requestIDs.id(for: request)
-        return RPCContext(requestID: id, deadlineNanos: deadlineNanos, logger: logger.with("requestId", id).with("method", method))
+        return RPCContext(requestID: id, deadlineNanos: deadlineNanos, logger: logger.with("requestId", id).with("method", method),
+                          authorization: request.headers["authorization"])
     }
 }
 

@@ -48,7 +48,8 @@ public final class AttestdService: Sendable {
             failures: failures)
         let endpoints = EndpointTable.endpoints(.init(
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
-            customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects)))
+            customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
+            admin: AdminCredential(tokenHashes: configuration.admin.tokenHashes)))
 
         let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics"])
         let registry = MetricsRegistry()

@@ -21,8 +21,10 @@ enum TrustAnchors {
 
     private static func extra(_ paths: [String], kind: String, logger: Logger) throws -> [[UInt8]] {
         try paths.map { path in
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                  let der = PEMCertificate.der(fromPEM: text) else {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw Problem(description: "\(path): cannot be read (for the simulator's roots, run `make run` or `attestd-sim init`)")
+            }
+            guard let der = PEMCertificate.der(fromPEM: text) else {
                 throw Problem(description: "\(path): not a PEM certificate")
             }
             logger.warning("trusting an extra \(kind) root: this node accepts objects that Apple did not sign",
