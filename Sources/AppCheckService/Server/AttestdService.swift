@@ -86,16 +86,18 @@ public final class AttestdService: Sendable {
 
     /// Binds every listener, starts the event loops, and starts watching for SIGTERM and SIGINT.
     public func start() throws {
-        try server.start()
-        for address in server.boundAddresses {
-            logger.info("listening", [("address", address.host), ("port", String(address.port))])
-        }
+        // Signals are watched before the first listener binds: a SIGTERM that arrives as soon as the port accepts
+        // must already be a graceful shutdown, not the default action that kills the process.
         signals.withLock { signals in
             signals = ShutdownSignals { [self] number in
                 logger.info("shutting down", [("signal", number == 15 ? "SIGTERM" : "SIGINT"),
                                               ("graceSeconds", String(shutdownGraceSeconds))])
                 beginGracefulShutdown()
             }
+        }
+        try server.start()
+        for address in server.boundAddresses {
+            logger.info("listening", [("address", address.host), ("port", String(address.port))])
         }
     }
 
