@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "attestd", targets: ["attestd"]),
         .executable(name: "attestd-verify-bench", targets: ["attestd-verify-bench"]),
         .executable(name: "attestd-sim", targets: ["attestd-sim"]),
+        .executable(name: "attestd-apple-sim", targets: ["attestd-apple-sim"]),
         .library(name: "AppAttestSimulator", targets: ["AppAttestSimulator"]),
     ],
     targets: [
@@ -66,6 +67,14 @@ let package = Package(
         .executableTarget(
             name: "attestd-sim",
             dependencies: ["AppAttestSimulator", "AppAttest", "Crypto"],
+            swiftSettings: swiftSettings
+        ),
+
+        // A local stand-in for Apple's DeviceCheck and risk-metric servers (tests, development), and its executable.
+        .target(name: "AppleStandIn", dependencies: ["HTTP", "Crypto", "Observability"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "attestd-apple-sim",
+            dependencies: ["AppleStandIn", "HTTP", "Crypto", "Observability"],
             swiftSettings: swiftSettings
         ),
 

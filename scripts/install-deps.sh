@@ -5,6 +5,7 @@ packages=(
   pkg-config libssl-dev libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler libhttp-parser-dev
   nghttp2-client curl openssl python3-venv
   libsqlite3-dev libhiredis-dev redis-server
+  libcurl4-openssl-dev
 )
 missing=()
 for p in "${packages[@]}"; do

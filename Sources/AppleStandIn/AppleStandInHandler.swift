@@ -1,0 +1,130 @@
+import Foundation
+import HTTP
+import Observability
+import Synchronization
+
+/// Serves Apple's DeviceCheck endpoints and the risk-metric endpoint with Apple's status codes and body texts
+/// (reference `apple-app-attest.md` §3.4 and §5), plus `POST /sim/faults` to script failures from outside.
+final class AppleStandInHandler: HTTPHandler {
+    let environment: AppleEnvironment
+    let tokenCheck: DeveloperTokenCheck
+    let store: TwoBitsStore
+    let faults: FaultPlan
+    let logger: Logger
+    /// Requests to Apple's endpoints seen so far, failed ones included, so tests can count retries.
+    let requestCount = Atomic<Int>(0)
+    /// How far the request's millisecond timestamp may be from the stand-in's clock.
+    static let allowedSkewMillis: Int64 = 5 * 60 * 1000
+
+    init(environment: AppleEnvironment, tokenCheck: DeveloperTokenCheck, store: TwoBitsStore, faults: FaultPlan, logger: Logger) {
+        self.environment = environment
+        self.tokenCheck = tokenCheck
+        self.store = store
+        self.faults = faults
+        self.logger = logger
+    }
+
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        let response = respond(to: request)
+        logger.debug("apple stand-in", [("path", request.path), ("status", String(response.status))])
+        responder.respond(response)
+    }
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
+        if path == "/sim/faults" { return scriptFaults(request) }
+        let endpoints = ["/v1/validate_device_token", "/v1/query_two_bits", "/v1/update_two_bits", "/v1/attestationData"]
+        guard endpoints.contains(path) else { return Self.text(404, "Not Found") }
+        requestCount.add(1, ordering: .relaxed)
+        guard request.method == "POST" else { return Self.text(405, "Method Not Allowed") }
+        if let status = faults.next() {
+            return Self.text(status, status == 429 ? "Too Many Requests" : "Service Unavailable")
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        if path == "/v1/attestationData" { return attestationData(request, now: now) }
+        return deviceCheck(path: path, request, now: now)
+    }
+
+    private func deviceCheck(path: String, _ request: HTTPRequest, now: Int64) -> HTTPResponse {
+        let authorization = request.headers["authorization"]
+        guard let authorization, authorization.hasPrefix("Bearer ") else {
+            return Self.text(400, "Missing or badly formatted authorization token")
+        }
+        let team: String
+        switch tokenCheck.check(String(authorization.dropFirst("Bearer ".count)), now: now) {
+        case .malformed: return Self.text(400, "Missing or badly formatted authorization token")
+        case .unverified: return Self.text(401, "Unable to verify authorization token")
+        case .accepted(let teamID): team = teamID
+        }
+        guard let body = DeviceCheckRequestBody.parse(request.body),
+              let tokenText = body.deviceToken, let token = StandInDeviceToken(base64: tokenText),
+              !token.isExpired, token.environment == environment
+        else { return Self.text(400, "Missing or incorrectly formatted device token payload") }
+        guard let transactionID = body.transactionID, !transactionID.isEmpty else {
+            return Self.text(400, "Invalid or missing transaction id")
+        }
+        // Milliseconds: a value in seconds is ~1000 times too small and so far outside the skew window.
+        guard let timestamp = body.timestamp, abs(timestamp - now * 1000) <= Self.allowedSkewMillis else {
+            return Self.text(400, "Missing or incorrectly formatted time stamp")
+        }
+        switch path {
+        case "/v1/validate_device_token":
+            return HTTPResponse(status: 200)
+        case "/v1/query_two_bits":
+            guard let bits = store.bits(team: team, device: token.deviceID) else {
+                // Apple's plain-text answer for bits never set: a 200 that is not JSON (pitfall 14).
+                return Self.text(200, "Failed to find bit state")
+            }
+            let json = "{\"bit0\":\(bits.bit0),\"bit1\":\(bits.bit1),\"last_update_time\":\"\(bits.lastUpdateTime)\"}"
+            return HTTPResponse(status: 200, headers: HTTPHeaders([("content-type", "application/json")]), body: Array(json.utf8))
+        default:
+            guard !body.hasMalformedBits else { return Self.text(400, "Missing or incorrectly formatted bits") }
+            do {
+                try store.update(team: team, device: token.deviceID, bit0: body.bit0, bit1: body.bit1, month: Self.month(now))
+            } catch {
+                logger.error("could not persist two-bit state", [("error", "\(error)")])
+                return Self.text(500, "Internal Server Error")
+            }
+            return HTTPResponse(status: 200)
+        }
+    }
+
+    /// The risk-metric endpoint: the bare JWT, a standard-base64 receipt as the body. The stand-in issues no
+    /// receipts yet, so a well-formed request is answered as Apple answers a receipt it holds no data for.
+    private func attestationData(_ request: HTTPRequest, now: Int64) -> HTTPResponse {
+        guard case .accepted = tokenCheck.check(request.headers["authorization"], now: now) else {
+            return Self.text(401, "Unable to verify authorization token")
+        }
+        let text = String(decoding: request.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard StandardBase64.decode(text) != nil else { return Self.text(400, "Bad Payload") }
+        return Self.text(404, "Not Found")
+    }
+
+    /// `POST /sim/faults` with `{"status": 429, "count": 2}` (no count: every request) or `{"clear": true}`.
+    private func scriptFaults(_ request: HTTPRequest) -> HTTPResponse {
+        guard request.method == "POST",
+              let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+        else { return Self.text(400, "expected a JSON object") }
+        if object["clear"] != nil {
+            faults.clear()
+            return HTTPResponse(status: 204)
+        }
+        guard let status = (object["status"] as? NSNumber)?.intValue, (400...599).contains(status) else {
+            return Self.text(400, "status must be 400...599")
+        }
+        faults.fail(status: status, count: (object["count"] as? NSNumber)?.intValue)
+        return HTTPResponse(status: 204)
+    }
+
+    static func month(_ unixSeconds: Int64) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month], from: Date(timeIntervalSince1970: TimeInterval(unixSeconds)))
+        let month = parts.month ?? 1
+        return "\(parts.year ?? 1970)-\(month < 10 ? "0" : "")\(month)"
+    }
+
+    static func text(_ status: Int, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, headers: HTTPHeaders([("content-type", "text/plain")]), body: Array(text.utf8))
+    }
+}
