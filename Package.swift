@@ -107,6 +107,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),
+        // The Apple client against the stand-in, started in-process over TLS.
+        .testTarget(name: "AppleTests", dependencies: ["Apple", "AppleStandIn", "Crypto", "HTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CNghttp2"], swiftSettings: swiftSettings),
