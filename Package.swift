@@ -58,7 +58,7 @@ let package = Package(
         ),
         .target(
             name: "AppCheckService",
-            dependencies: ["AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "Observability", "Crypto", "Storage"],
+            dependencies: ["AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "Observability", "Crypto", "Storage", "Apple"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -34,7 +34,7 @@ extension Configuration {
     private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
         reader.rejectUnknownKeys(except: [
             "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "tokens", "verifier",
-            "trust", "admin", "store", "projects",
+            "trust", "admin", "store", "projects", "apple",
         ])
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
 
@@ -109,6 +109,19 @@ extension Configuration {
 
         let store = readStore(reader.object("store"), resolve: resolve)
 
+        let appleReader = reader.object("apple")
+        appleReader?.rejectUnknownKeys(except: ["deviceCheckURL", "riskMetricURL", "caBundle"])
+        // Every member is optional: an empty string reads as absent.
+        func optional(_ name: String) -> String? { appleReader?.string(name, default: "").flatMap { $0.isEmpty ? nil : $0 } }
+        for name in ["deviceCheckURL", "riskMetricURL"] {
+            if let url = optional(name), !url.hasPrefix("https://") && !url.hasPrefix("http://") {
+                reader.problem("apple.\(name)", "must be an https:// URL")
+            }
+        }
+        let apple = AppleServices(
+            deviceCheckURL: optional("deviceCheckURL"), riskMetricURL: optional("riskMetricURL"),
+            caBundlePath: optional("caBundle").map(resolve))
+
         let projects = reader.objects("projects").map { project in
             project.rejectUnknownKeys(except: ["number", "id", "apps", "serviceAccounts"])
             let number = project.string("number") ?? ""
@@ -119,7 +132,7 @@ extension Configuration {
             if !id.isEmpty && (id.allSatisfy(\.isASCIIDigit) || id.contains("/")) {
                 project.problem(project.field("id"), "must be the project id (letters, digits, hyphens), not a number")
             }
-            let apps = project.objects("apps").map { app in readApp(app, projectNumber: number) }
+            let apps = project.objects("apps").map { app in readApp(app, projectNumber: number, resolve: resolve) }
             let serviceAccounts = project.objects("serviceAccounts", required: false).map { account in
                 account.rejectUnknownKeys(except: ["email", "publicKey"])
                 let email = account.string("email") ?? ""
@@ -143,13 +156,14 @@ extension Configuration {
             trust: trust,
             admin: admin,
             store: store,
-            projects: projects)
+            projects: projects,
+            apple: apple)
     }
 
-    private static func readApp(_ app: JSONFieldReader, projectNumber: String) -> App {
+    private static func readApp(_ app: JSONFieldReader, projectNumber: String, resolve: (String) -> String) -> App {
         app.rejectUnknownKeys(except: [
             "appId", "teamId", "bundleIds", "environment", "tokenTtlSeconds", "debugTokenHashes",
-            "allowedValidationCategories",
+            "allowedValidationCategories", "deviceCheck",
         ])
         let appID = app.string("appId") ?? ""
         let parts = appID.split(separator: ":", omittingEmptySubsequences: false)
@@ -176,8 +190,16 @@ extension Configuration {
         let ttl = app.integer("tokenTtlSeconds", default: 3_600, in: 1_800...604_800)
         let debugTokenHashes = sha256Digests(app, "debugTokenHashes", what: "debug token")
         let categories = app.integers("allowedValidationCategories", in: 0...10).map { Set($0.map(UInt32.init)) }
+        let deviceCheck = app.object("deviceCheck").map { key in
+            key.rejectUnknownKeys(except: ["keyId", "privateKey"])
+            let keyID = key.string("keyId") ?? ""
+            if !keyID.isEmpty && !(keyID.count == 10 && keyID.allSatisfy { $0.isASCIIDigit || ("A"..."Z").contains($0) }) {
+                key.problem(key.field("keyId"), "must be 10 capital letters or digits (the Apple Key ID)")
+            }
+            return DeviceCheckKey(keyID: keyID, privateKeyPath: resolve(key.string("privateKey") ?? ""))
+        }
         return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
-                   debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories)
+                   debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories, deviceCheck: deviceCheck)
     }
 
     /// `store`: `{"kind":"memory"}` (the default), `{"kind":"sqlite","path":…,"durability":"processCrash"|"powerLoss"}`,

@@ -16,6 +16,38 @@ public struct Configuration: Sendable {
     public var admin: Admin
     public var store: Store
     public var projects: [Project]
+    /// Apple's DeviceCheck and risk-metric services: where they are and which CAs to trust.
+    public var apple: AppleServices = AppleServices()
+
+    /// `apple`: `{"deviceCheckURL": …, "riskMetricURL": …, "caBundle": …}`, every member optional.
+    public struct AppleServices: Sendable {
+        /// One DeviceCheck base URL for every app (a stand-in); nil picks Apple's production or development host
+        /// by each app's environment.
+        public var deviceCheckURL: String?
+        /// Likewise for the App Attest risk-metric endpoint (`…/v1/attestationData`).
+        public var riskMetricURL: String?
+        /// A PEM bundle of CAs to trust for Apple's hosts instead of the system's (the stand-in's, in tests).
+        public var caBundlePath: String?
+
+        public init(deviceCheckURL: String? = nil, riskMetricURL: String? = nil, caBundlePath: String? = nil) {
+            self.deviceCheckURL = deviceCheckURL
+            self.riskMetricURL = riskMetricURL
+            self.caBundlePath = caBundlePath
+        }
+    }
+
+    /// An app's developer key for Apple's DeviceCheck API: `{"keyId": "ABC123DEFG", "privateKey": "AuthKey.p8"}`.
+    public struct DeviceCheckKey: Sendable {
+        /// The 10-character Key ID of a `.p8` key with the DeviceCheck capability.
+        public var keyID: String
+        /// The `.p8` file (PKCS#8 PEM, P-256).
+        public var privateKeyPath: String
+
+        public init(keyID: String, privateKeyPath: String) {
+            self.keyID = keyID
+            self.privateKeyPath = privateKeyPath
+        }
+    }
 
     /// Where the shared state lives (consumed challenges and tokens, key counters, the key registry).
     public enum Store: Sendable {
@@ -130,10 +162,13 @@ public struct Configuration: Sendable {
         public var debugTokenHashes: [[UInt8]]
         /// `apple_validation_category_01` values accepted (iOS 27+ attestations); nil accepts any.
         public var allowedValidationCategories: Set<UInt32>?
+        /// The developer key DeviceCheck calls are signed with; nil: the DeviceCheck RPCs answer FAILED_PRECONDITION.
+        public var deviceCheck: DeviceCheckKey?
 
         public init(appID: String, teamID: String, bundleIDs: [String], environment: Environment,
                     tokenTTLSeconds: Int = 3_600, debugTokenHashes: [[UInt8]] = [],
-                    allowedValidationCategories: Set<UInt32>? = nil) {
+                    allowedValidationCategories: Set<UInt32>? = nil, deviceCheck: DeviceCheckKey? = nil) {
+            self.deviceCheck = deviceCheck
             self.appID = appID
             self.teamID = teamID
             self.bundleIDs = bundleIDs

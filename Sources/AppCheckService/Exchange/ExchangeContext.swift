@@ -90,6 +90,7 @@ struct ExchangeContext: Sendable {
 enum Provider: String, Sendable {
     case appAttest = "app_attest"
     case debug
+    case deviceCheck = "device_check"
     case custom
     case token = "app_check_token"
 }

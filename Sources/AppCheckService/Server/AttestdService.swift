@@ -49,7 +49,8 @@ public final class AttestdService: Sendable {
         let endpoints = EndpointTable.endpoints(.init(
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
             customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
-            admin: AdminCredential(tokenHashes: configuration.admin.tokenHashes)))
+            admin: AdminCredential(tokenHashes: configuration.admin.tokenHashes),
+            deviceCheck: try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)))
 
         let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics"])
         let registry = MetricsRegistry()

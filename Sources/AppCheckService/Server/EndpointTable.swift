@@ -10,6 +10,7 @@ enum EndpointTable {
         let signingKeys: SigningKeySet
         let customTokenVerifiers: [String: CustomTokenVerifier]
         let admin: AdminCredential
+        let deviceCheck: DeviceCheckClients
     }
 
     static func endpoints(_ dependencies: Dependencies) -> [RPCEndpoint] {
@@ -41,8 +42,12 @@ enum EndpointTable {
                 RPCEndpoint(rpc.method, GetAttestedKeyHandler(exchange: exchange, admin: dependencies.admin))
             case .revokeAttestedKey:
                 RPCEndpoint(rpc.method, RevokeAttestedKeyHandler(exchange: exchange, admin: dependencies.admin))
-            case .exchangeDeviceCheckToken, .queryTwoBits, .updateTwoBits:
-                .unimplemented(rpc.method, reason: "\(rpc.rawValue) is not available in this version of attestd yet.")
+            case .exchangeDeviceCheckToken:
+                RPCEndpoint(rpc.method, ExchangeDeviceCheckHandler(exchange: exchange, deviceCheck: dependencies.deviceCheck))
+            case .queryTwoBits:
+                RPCEndpoint(rpc.method, QueryTwoBitsHandler(exchange: exchange, deviceCheck: dependencies.deviceCheck))
+            case .updateTwoBits:
+                RPCEndpoint(rpc.method, UpdateTwoBitsHandler(exchange: exchange, deviceCheck: dependencies.deviceCheck))
             }
         }
     }

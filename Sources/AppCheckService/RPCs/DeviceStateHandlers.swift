@@ -1,0 +1,61 @@
+import AppCheckMessages
+import Apple
+import GRPC
+
+/// `attestd.v1.DeviceStateService/QueryTwoBits`: the device's two bits for the app's team, read from Apple.
+/// Guarded by the device token itself: Apple answers only for a genuine, current one (a 400 → PERMISSION_DENIED).
+struct QueryTwoBitsHandler: UnaryHandler {
+    let exchange: ExchangeContext
+    let deviceCheck: DeviceCheckClients
+
+    func handle(_ request: QueryTwoBitsRequest, context: RPCContext, reply: RPCReply<TwoBitsState>) {
+        let app: RegisteredApp
+        let client: DeviceCheckClient
+        do throws(GRPCStatus) {
+            app = try exchange.apps.resolve(request.app)
+            guard !request.deviceToken.isEmpty else { throw GRPCStatus(.invalidArgument, "device_token is required.") }
+            client = try deviceCheck.client(for: app)
+        } catch {
+            reply.fail(error)
+            return
+        }
+        exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
+            let bits = try exchange.callApple(app: app, context: context) { deadline throws(AppleError) in
+                try client.queryTwoBits(deviceToken: request.deviceToken, deadline: deadline)
+            }
+            // Never set: Apple's plain-text 200; both bits read false and `bits_set` says so.
+            guard let bits else { return TwoBitsState() }
+            return TwoBitsState(
+                bit0: bits.bit0, bit1: bits.bit1, lastUpdateTime: MonthStamp.timestamp(bits.lastUpdateTime), bitsSet: true)
+        }
+    }
+}
+
+/// `attestd.v1.DeviceStateService/UpdateTwoBits`: sets both bits for the device (proto3 bools are always present),
+/// and answers with the state now stored.
+struct UpdateTwoBitsHandler: UnaryHandler {
+    let exchange: ExchangeContext
+    let deviceCheck: DeviceCheckClients
+
+    func handle(_ request: UpdateTwoBitsRequest, context: RPCContext, reply: RPCReply<TwoBitsState>) {
+        let app: RegisteredApp
+        let client: DeviceCheckClient
+        do throws(GRPCStatus) {
+            app = try exchange.apps.resolve(request.app)
+            guard !request.deviceToken.isEmpty else { throw GRPCStatus(.invalidArgument, "device_token is required.") }
+            client = try deviceCheck.client(for: app)
+        } catch {
+            reply.fail(error)
+            return
+        }
+        exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
+            try exchange.callApple(app: app, context: context) { deadline throws(AppleError) in
+                try client.updateTwoBits(deviceToken: request.deviceToken, bit0: request.bit0, bit1: request.bit1, deadline: deadline)
+            }
+            context.logger.info("two bits updated", [("app", app.appID)])
+            // Apple stamps the update with the current month.
+            return TwoBitsState(
+                bit0: request.bit0, bit1: request.bit1, lastUpdateTime: MonthStamp.currentMonth(), bitsSet: true)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Apple
+import GRPC
+import HTTP
+
+extension ExchangeContext {
+    /// How long a call to Apple may take when the caller set no deadline.
+    static let defaultAppleBudgetNanos: UInt64 = 10_000_000_000
+
+    /// Runs one call to Apple within the caller's deadline and turns its failure into the status the contract
+    /// asks for: a device token Apple refuses is PERMISSION_DENIED (the client's fault); anything about our own key
+    /// or request is UNAVAILABLE and logged as an error, so an operator sees a misconfiguration at once; Apple
+    /// unreachable or overloaded is UNAVAILABLE.
+    func callApple<T>(
+        app: RegisteredApp, context: RPCContext, _ call: (ContinuousClock.Instant) throws(AppleError) -> T
+    ) throws(GRPCStatus) -> T {
+        let now = MonotonicClock.nanoseconds()
+        let remaining = context.deadlineNanos.map { $0 > now ? $0 - now : 0 } ?? Self.defaultAppleBudgetNanos
+        let deadline = ContinuousClock.now + .nanoseconds(Int64(min(remaining, UInt64(Int64.max))))
+        do {
+            return try call(deadline)
+        } catch {
+            switch error.code {
+            case .deviceTokenRejected:
+                throw refuse(app: app.appID, provider: .deviceCheck, reason: "deviceTokenRejected", detail: error.message, context: context)
+            case .unavailable:
+                context.logger.warning("Apple DeviceCheck unavailable", [("app", app.appID), ("error", error.message)])
+                throw GRPCStatus(.unavailable, "Apple DeviceCheck is unavailable; try again.")
+            default:
+                context.logger.error(
+                    "Apple refused our DeviceCheck request: check the app's deviceCheck key (keyId, .p8, team id) and apple.deviceCheckURL",
+                    [("app", app.appID), ("code", error.code.description), ("error", error.message)])
+                throw GRPCStatus(.unavailable, "DeviceCheck is misconfigured on this server.")
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import AppCheckMessages
+import Apple
+import GRPC
+
+/// `ExchangeDeviceCheckToken`: Apple's `validate_device_token` says the DCDevice token is genuine and current,
+/// then a token is minted. For devices or OS versions without App Attest.
+struct ExchangeDeviceCheckHandler: UnaryHandler {
+    let exchange: ExchangeContext
+    let deviceCheck: DeviceCheckClients
+
+    func handle(_ request: ExchangeDeviceCheckTokenRequest, context: RPCContext, reply: RPCReply<AppCheckToken>) {
+        let app: RegisteredApp
+        let client: DeviceCheckClient
+        do throws(GRPCStatus) {
+            app = try exchange.apps.resolve(request.app)
+            guard !request.deviceToken.isEmpty else { throw GRPCStatus(.invalidArgument, "device_token is required.") }
+            client = try deviceCheck.client(for: app)
+        } catch {
+            reply.fail(error)
+            return
+        }
+        // The call to Apple blocks: it runs on the verifier pool, never on the event loop.
+        exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
+            try exchange.callApple(app: app, context: context) { deadline throws(AppleError) in
+                try client.validate(deviceToken: request.deviceToken, deadline: deadline)
+            }
+            return try exchange.mint(for: app, limitedUse: request.limitedUse)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Apple
+import Crypto
+import Foundation
+import GRPC
+
+/// One DeviceCheck client per app that configures a developer key, built at start so that a missing or unreadable
+/// `.p8` file stops attestd at once instead of failing requests later.
+struct DeviceCheckClients: Sendable {
+    struct Problem: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let productionURL = "https://api.devicecheck.apple.com"
+    static let developmentURL = "https://api.development.devicecheck.apple.com"
+
+    private let clients: [String: DeviceCheckClient]
+
+    init(projects: [Configuration.Project], apple: Configuration.AppleServices) throws {
+        var clients: [String: DeviceCheckClient] = [:]
+        for project in projects {
+            for app in project.apps {
+                guard let key = app.deviceCheck else { continue }
+                guard let pem = try? String(contentsOfFile: key.privateKeyPath, encoding: .utf8) else {
+                    throw Problem(description: "app \(app.appID): deviceCheck.privateKey \(key.privateKeyPath) cannot be read")
+                }
+                let privateKey: PrivateKey
+                do {
+                    privateKey = try PrivateKey(pem: pem)
+                } catch {
+                    throw Problem(description: "app \(app.appID): deviceCheck.privateKey \(key.privateKeyPath): \(error)")
+                }
+                guard privateKey.algorithm == .es256 else {
+                    throw Problem(description: "app \(app.appID): deviceCheck.privateKey must be a P-256 .p8 key")
+                }
+                let baseURL = apple.deviceCheckURL ?? (app.environment == .production ? Self.productionURL : Self.developmentURL)
+                clients[app.appID] = DeviceCheckClient(
+                    baseURL: baseURL,
+                    credentials: DeveloperCredentials(teamID: app.teamID, keyID: key.keyID, privateKey: privateKey),
+                    options: AppleTransportOptions(caBundlePath: apple.caBundlePath))
+            }
+        }
+        self.clients = clients
+    }
+
+    /// The app's client; FAILED_PRECONDITION when the app has no DeviceCheck key (contract §5: provider not
+    /// configured for the app).
+    func client(for app: RegisteredApp) throws(GRPCStatus) -> DeviceCheckClient {
+        guard let client = clients[app.appID] else {
+            throw GRPCStatus(.failedPrecondition, "DeviceCheck is not configured for app \(app.appID).")
+        }
+        return client
+    }
+}
