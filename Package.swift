@@ -109,6 +109,11 @@ let package = Package(
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),
         // The Apple client against the stand-in, started in-process over TLS.
         .testTarget(name: "AppleTests", dependencies: ["Apple", "AppleStandIn", "Crypto", "HTTP"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AppleStandInTests",
+            dependencies: ["AppleStandIn", "Crypto", "HTTP", "Observability", "Tokens"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CNghttp2"], swiftSettings: swiftSettings),
