@@ -17,8 +17,9 @@ final class AppleHTTPClient: Sendable {
         self.pool = CurlHandlePool(capacity: options.pooledHandles)
     }
 
-    /// The first answer that is not worth retrying; `AppleError.unavailable` when none came in time.
-    func post(url: String, headers: [String], body: [UInt8], deadline: ContinuousClock.Instant) throws(AppleError) -> Response {
+    /// The first answer that is not worth retrying; `AppleError.unavailable` when none came in time. `body` is
+    /// called for every attempt, so that each carries a fresh transaction id and timestamp.
+    func post(url: String, headers: [String], deadline: ContinuousClock.Instant, body: () -> [UInt8]) throws(AppleError) -> Response {
         var lastProblem = "no attempt made"
         var lastStatus: Int?
         for attempt in 0..<max(1, options.maxAttempts) {
@@ -31,9 +32,10 @@ final class AppleHTTPClient: Sendable {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { break }
             let remainingMillis = Int(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000)
+            let bytes = body()
             let outcome = pool.withHandle { handle in
                 handle.post(
-                    url: url, headers: headers, body: body, caBundlePath: options.caBundlePath,
+                    url: url, headers: headers, body: bytes, caBundlePath: options.caBundlePath,
                     connectTimeoutMillis: min(options.connectTimeoutMillis, max(1, remainingMillis)),
                     timeoutMillis: min(options.requestTimeoutMillis, max(1, remainingMillis)))
             }

@@ -66,15 +66,17 @@ public final class DeviceCheckClient: Sendable {
         _ endpoint: String, deviceToken: String, extra: String, deadline: ContinuousClock.Instant
     ) throws(AppleError) -> AppleHTTPClient.Response {
         let jwt = try tokens.token()
-        // A fresh transaction id and the current time in milliseconds on every request, retries included in the
-        // sense that Apple sees one logical request: the body is built once.
-        var body = "{\"device_token\":"
-        JSONString.append(deviceToken, to: &body)
-        body += ",\"transaction_id\":\"\(UUID().uuidString)\",\"timestamp\":\(nowMillis())\(extra)}"
         return try http.post(
             url: "\(baseURL)/v1/\(endpoint)",
             headers: ["Authorization: Bearer \(jwt)", "Content-Type: application/json"],
-            body: Array(body.utf8), deadline: deadline)
+            deadline: deadline
+        ) {
+            // Every attempt, retries included, gets a fresh transaction id and the current time in milliseconds.
+            var body = "{\"device_token\":"
+            JSONString.append(deviceToken, to: &body)
+            body += ",\"transaction_id\":\"\(UUID().uuidString)\",\"timestamp\":\(nowMillis())\(extra)}"
+            return Array(body.utf8)
+        }
     }
 
     /// Sorts a non-200 answer the way the reference says: only 400s naming the device token are the client's.
