@@ -19,7 +19,7 @@ struct QueryTwoBitsHandler: UnaryHandler {
             reply.fail(error)
             return
         }
-        exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
+        deviceCheck.onPool(context, reply: reply) { () throws(GRPCStatus) in
             let bits = try exchange.callApple(app: app, context: context) { deadline throws(AppleError) in
                 try client.queryTwoBits(deviceToken: request.deviceToken, deadline: deadline)
             }
@@ -48,7 +48,7 @@ struct UpdateTwoBitsHandler: UnaryHandler {
             reply.fail(error)
             return
         }
-        exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
+        deviceCheck.onPool(context, reply: reply) { () throws(GRPCStatus) in
             try exchange.callApple(app: app, context: context) { deadline throws(AppleError) in
                 try client.updateTwoBits(deviceToken: request.deviceToken, bit0: request.bit0, bit1: request.bit1, deadline: deadline)
             }

@@ -19,8 +19,8 @@ struct ExchangeDeviceCheckHandler: UnaryHandler {
             reply.fail(error)
             return
         }
-        // The call to Apple blocks: it runs on the verifier pool, never on the event loop.
-        exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
+        // The call to Apple blocks: it runs on threads of its own, never on the event loop or the verifier pool.
+        deviceCheck.onPool(context, reply: reply) { () throws(GRPCStatus) in
             try exchange.callApple(app: app, context: context) { deadline throws(AppleError) in
                 try client.validate(deviceToken: request.deviceToken, deadline: deadline)
             }

@@ -11,6 +11,7 @@ import Tokens
 public final class AttestdService: Sendable {
     private let server: HTTPServer
     private let pool: VerifierPool
+    private let deviceCheck: DeviceCheckClients
     private let health: HealthState
     private let logger: Logger
     private let shutdownGraceSeconds: Double
@@ -46,11 +47,13 @@ public final class AttestdService: Sendable {
             store: try StateStores.open(configuration.store, logger: logger),
             pool: pool,
             failures: failures)
+        let deviceCheck = try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)
+        self.deviceCheck = deviceCheck
         let endpoints = EndpointTable.endpoints(.init(
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
             customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
             admin: AdminCredential(tokenHashes: configuration.admin.tokenHashes),
-            deviceCheck: try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)))
+            deviceCheck: deviceCheck))
 
         let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics"])
         let registry = MetricsRegistry()
@@ -116,5 +119,6 @@ public final class AttestdService: Sendable {
     public func waitUntilStopped() {
         server.waitUntilStopped()
         pool.shutdown()
+        deviceCheck.shutdown()
     }
 }

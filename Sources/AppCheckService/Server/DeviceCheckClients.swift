@@ -4,7 +4,7 @@ import Foundation
 import GRPC
 
 /// One DeviceCheck client per app that configures a developer key, built at start so that a missing or unreadable
-/// `.p8` file stops attestd at once instead of failing requests later.
+/// `.p8` file stops attestd at once instead of failing requests later; and the threads the calls to Apple block on.
 struct DeviceCheckClients: Sendable {
     struct Problem: Error, CustomStringConvertible {
         let description: String
@@ -14,6 +14,11 @@ struct DeviceCheckClients: Sendable {
     static let developmentURL = "https://api.development.devicecheck.apple.com"
 
     private let clients: [String: DeviceCheckClient]
+    /// Calls to Apple wait on the network for up to the caller's deadline: they get threads of their own, so that a
+    /// slow Apple cannot starve the verifier pool the App Attest exchanges need. Nil when no app uses DeviceCheck.
+    private let pool: VerifierPool?
+    static let poolThreads = 16
+    static let poolCapacity = 1_024
 
     init(projects: [Configuration.Project], apple: Configuration.AppleServices) throws {
         var clients: [String: DeviceCheckClient] = [:]
@@ -40,7 +45,30 @@ struct DeviceCheckClients: Sendable {
             }
         }
         self.clients = clients
+        self.pool = clients.isEmpty ? nil : VerifierPool(threads: Self.poolThreads, capacity: Self.poolCapacity)
     }
+
+    /// Runs `work` on the Apple-call threads, as ``ExchangeContext/onPool(_:reply:_:)`` does on the verifier's:
+    /// UNAVAILABLE at once when the queue is full, DEADLINE_EXCEEDED without running when the deadline passed.
+    func onPool<Response>(_ context: RPCContext, reply: RPCReply<Response>,
+                          _ work: @escaping @Sendable () throws(GRPCStatus) -> Response) {
+        guard let pool else {
+            reply.fail(GRPCStatus(.failedPrecondition, "DeviceCheck is not configured."))
+            return
+        }
+        let accepted = pool.submit(.init(
+            deadlineNanos: context.deadlineNanos,
+            run: {
+                do throws(GRPCStatus) { reply.succeed(try work()) } catch { reply.fail(error) }
+            },
+            expire: { reply.fail(GRPCStatus(.deadlineExceeded, "Deadline exceeded while waiting to call Apple.")) }))
+        if !accepted {
+            reply.fail(GRPCStatus(.unavailable, "Overloaded; try again."))
+        }
+    }
+
+    /// Lets queued calls finish and the threads exit.
+    func shutdown() { pool?.shutdown() }
 
     /// The app's client; FAILED_PRECONDITION when the app has no DeviceCheck key (contract §5: provider not
     /// configured for the app).
