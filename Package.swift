@@ -74,10 +74,14 @@ let package = Package(
         ),
 
         // A local stand-in for Apple's DeviceCheck and risk-metric servers (tests, development), and its executable.
-        .target(name: "AppleStandIn", dependencies: ["HTTP", "Crypto", "Observability"], swiftSettings: swiftSettings),
+        .target(
+            name: "AppleStandIn",
+            dependencies: ["HTTP", "Crypto", "Observability", "AppAttest", "AppAttestSimulator"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "attestd-apple-sim",
-            dependencies: ["AppleStandIn", "HTTP", "Crypto", "Observability"],
+            dependencies: ["AppleStandIn", "HTTP", "Crypto", "Observability", "AppAttestSimulator"],
             swiftSettings: swiftSettings
         ),
 
@@ -108,7 +112,11 @@ let package = Package(
         ),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),
         // The Apple client against the stand-in, started in-process over TLS.
-        .testTarget(name: "AppleTests", dependencies: ["Apple", "AppleStandIn", "Crypto", "HTTP"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AppleTests",
+            dependencies: ["Apple", "AppleStandIn", "Crypto", "HTTP", "AppAttest", "AppAttestSimulator"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AppleStandInTests",
             dependencies: ["AppleStandIn", "Crypto", "HTTP", "Observability", "Tokens"],

@@ -1,3 +1,4 @@
+public import AppAttestSimulator
 public import HTTP
 public import Observability
 
@@ -14,8 +15,18 @@ public final class AppleStandIn: Sendable {
         public var stateFilePath: String?
         /// Where to listen (TLS in tests, as Apple's hosts are HTTPS).
         public var listener: HTTPListener
+        /// The CA that signed the receipts attestd will refresh (the simulator's), which signs the new ones too;
+        /// nil answers every well-formed `attestationData` request 404 (no data).
+        public var receiptCA: SimulatedReceiptCA?
+        /// The fraud-risk metric new receipts carry.
+        public var riskMetric: Int = 1
 
-        public init(environment: AppleEnvironment, developerKeys: [DeveloperKey], stateFilePath: String?, listener: HTTPListener) {
+        public init(
+            environment: AppleEnvironment, developerKeys: [DeveloperKey], stateFilePath: String?, listener: HTTPListener,
+            receiptCA: SimulatedReceiptCA? = nil, riskMetric: Int = 1
+        ) {
+            self.receiptCA = receiptCA
+            self.riskMetric = riskMetric
             self.environment = environment
             self.developerKeys = developerKeys
             self.stateFilePath = stateFilePath
@@ -33,7 +44,11 @@ public final class AppleStandIn: Sendable {
         let store = try TwoBitsStore(path: configuration.stateFilePath)
         handler = AppleStandInHandler(
             environment: configuration.environment, tokenCheck: DeveloperTokenCheck(keys: configuration.developerKeys),
-            store: store, faults: faults, logger: logger)
+            store: store, faults: faults,
+            riskMetric: configuration.receiptCA.map {
+                RiskMetricService(receiptCA: $0, environment: configuration.environment, riskMetric: configuration.riskMetric)
+            },
+            logger: logger)
         server = try HTTPServer(
             configuration: HTTPServerConfiguration(listeners: [configuration.listener], eventLoopCount: 1),
             handler: handler, logger: logger)

@@ -10,13 +10,19 @@ final class AppleStandInHandler: HTTPHandler {
     let tokenCheck: DeveloperTokenCheck
     let store: TwoBitsStore
     let faults: FaultPlan
+    /// Nil: no receipt CA was given, and every well-formed receipt is answered 404 (no data).
+    let riskMetric: RiskMetricService?
     let logger: Logger
     /// Requests to Apple's endpoints seen so far, failed ones included, so tests can count retries.
     let requestCount = Atomic<Int>(0)
     /// How far the request's millisecond timestamp may be from the stand-in's clock.
     static let allowedSkewMillis: Int64 = 5 * 60 * 1000
 
-    init(environment: AppleEnvironment, tokenCheck: DeveloperTokenCheck, store: TwoBitsStore, faults: FaultPlan, logger: Logger) {
+    init(
+        environment: AppleEnvironment, tokenCheck: DeveloperTokenCheck, store: TwoBitsStore, faults: FaultPlan,
+        riskMetric: RiskMetricService? = nil, logger: Logger
+    ) {
+        self.riskMetric = riskMetric
         self.environment = environment
         self.tokenCheck = tokenCheck
         self.store = store
@@ -89,15 +95,22 @@ final class AppleStandInHandler: HTTPHandler {
         }
     }
 
-    /// The risk-metric endpoint: the bare JWT, a standard-base64 receipt as the body. The stand-in issues no
-    /// receipts yet, so a well-formed request is answered as Apple answers a receipt it holds no data for.
+    /// The risk-metric endpoint: the bare JWT (no `Bearer`), a standard-base64 receipt as the body.
     private func attestationData(_ request: HTTPRequest, now: Int64) -> HTTPResponse {
-        guard case .accepted = tokenCheck.check(request.headers["authorization"], now: now) else {
+        guard case .accepted(let team) = tokenCheck.check(request.headers["authorization"], now: now) else {
             return Self.text(401, "Unable to verify authorization token")
         }
         let text = String(decoding: request.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard StandardBase64.decode(text) != nil else { return Self.text(400, "Bad Payload") }
-        return Self.text(404, "Not Found")
+        guard let receipt = StandardBase64.decode(text) else { return Self.text(400, "Bad Payload") }
+        guard let riskMetric else { return Self.text(404, "Not Found") }
+        switch riskMetric.refresh(receipt, team: team, now: now) {
+        case .newReceipt(let der): return Self.text(200, StandardBase64.encode(der))
+        case .notModified: return HTTPResponse(status: 304)
+        case .noData: return Self.text(404, "Not Found")
+        case .badPayload: return Self.text(400, "Bad Payload")
+        case .incorrectEnvironment: return Self.text(400, "Incorrect Environment")
+        case .wrongTeam: return Self.text(401, "Unable to verify authorization token")
+        }
     }
 
     /// `POST /sim/faults` with `{"status": 429, "count": 2}` (no count: every request) or `{"clear": true}`.

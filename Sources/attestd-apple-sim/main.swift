@@ -1,3 +1,4 @@
+import AppAttestSimulator
 import AppleStandIn
 import Crypto
 import Foundation
@@ -8,11 +9,12 @@ import Observability
 let usage = """
     usage: attestd-apple-sim serve --environment development|production --developer-key TEAM:KEYID:PUBLIC.pem
                   [--developer-key ...] [--host 127.0.0.1] [--port 0] [--tls-cert CERT.pem --tls-key KEY.pem]
-                  [--state FILE.json] [--fail STATUS:COUNT]
+                  [--state FILE.json] [--fail STATUS:COUNT] [--receipt-ca DIR] [--risk-metric N]
            attestd-apple-sim token --environment development|production --device ID [--expired]
 
     serve prints "listening on port N" once it accepts connections; POST /sim/faults {"status":503,"count":2}
     scripts failures at run time ({"status":503} without count: every request; {"clear":true} resets).
+    --receipt-ca: an attestd-sim init directory; attestationData then refreshes receipts its CA signed (else 404).
     token prints a device token the stand-in recognises.
 
     """
@@ -77,9 +79,20 @@ case "serve":
         tls = TLSConfiguration(certificatePath: certificate, privateKeyPath: key)
     }
     guard let port = Int(value("--port") ?? "0") else { fail("--port must be a number") }
-    let configuration = AppleStandIn.Configuration(
+    var configuration = AppleStandIn.Configuration(
         environment: environment(value("--environment")), developerKeys: keys, stateFilePath: value("--state"),
         listener: HTTPListener(host: value("--host") ?? "127.0.0.1", port: port, tls: tls))
+    if let directory = value("--receipt-ca") {
+        do {
+            configuration.receiptCA = try SimulatedReceiptCA(directory: directory)
+        } catch {
+            fail("cannot read the receipt CA in \(directory): \(error)")
+        }
+    }
+    if let metric = value("--risk-metric") {
+        guard let number = Int(metric), number >= 0 else { fail("--risk-metric must be a number") }
+        configuration.riskMetric = number
+    }
     do {
         let standIn = try AppleStandIn(configuration)
         if let fault = value("--fail") {

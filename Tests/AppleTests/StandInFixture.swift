@@ -1,4 +1,5 @@
 import Apple
+import AppAttestSimulator
 import AppleStandIn
 import Crypto
 import Foundation
@@ -15,7 +16,7 @@ final class StandInFixture {
     let standIn: AppleStandIn
     let certificatePath: String
 
-    init(environment: AppleEnvironment = .development) throws {
+    init(environment: AppleEnvironment = .development, receiptCA: SimulatedReceiptCA? = nil, riskMetric: Int = 1) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("appletests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificatePath = directory.appendingPathComponent("cert.pem").path
@@ -35,7 +36,8 @@ final class StandInFixture {
             environment: environment,
             developerKeys: [DeveloperKey(teamID: Self.teamID, keyID: Self.keyID, publicKey: developerKey.publicKey)],
             stateFilePath: directory.appendingPathComponent("bits.json").path,
-            listener: HTTPListener(host: "127.0.0.1", port: 0, tls: TLSConfiguration(certificatePath: certificatePath, privateKeyPath: keyPath))))
+            listener: HTTPListener(host: "127.0.0.1", port: 0, tls: TLSConfiguration(certificatePath: certificatePath, privateKeyPath: keyPath)),
+            receiptCA: receiptCA, riskMetric: riskMetric))
         try standIn.start()
     }
 
@@ -55,6 +57,14 @@ final class StandInFixture {
             baseURL: baseURL,
             credentials: DeveloperCredentials(teamID: Self.teamID, keyID: keyID, privateKey: key ?? developerKey),
             options: options)
+    }
+
+    /// A risk-metric client of the stand-in, signing with the trusted developer key.
+    func riskMetricClient() -> RiskMetricClient {
+        RiskMetricClient(
+            baseURL: baseURL,
+            credentials: DeveloperCredentials(teamID: Self.teamID, keyID: Self.keyID, privateKey: developerKey),
+            options: AppleTransportOptions(caBundlePath: certificatePath))
     }
 
     static func deadline(seconds: Int = 10) -> ContinuousClock.Instant { .now + .seconds(seconds) }
