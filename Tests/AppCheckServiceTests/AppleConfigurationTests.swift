@@ -28,10 +28,10 @@ struct AppleConfigurationTests {
     @Test("reads the apple object and an app's deviceCheck key, resolving paths against the file's directory")
     func reads() throws {
         let configuration = try parse(
-            apple: #"{"deviceCheckURL":"https://127.0.0.1:9443","riskMetricURL":"https://127.0.0.1:9443/v1/attestationData","caBundle":"apple-ca.pem"}"#,
+            apple: #"{"deviceCheckURL":"https://127.0.0.1:9443","riskMetricURL":"https://127.0.0.1:9444","caBundle":"apple-ca.pem"}"#,
             deviceCheck: #"{"keyId":"ABC123DEFG","privateKey":"keys/AuthKey.p8"}"#)
         #expect(configuration.apple.deviceCheckURL == "https://127.0.0.1:9443")
-        #expect(configuration.apple.riskMetricURL == "https://127.0.0.1:9443/v1/attestationData")
+        #expect(configuration.apple.riskMetricURL == "https://127.0.0.1:9444")
         #expect(configuration.apple.caBundlePath == "/etc/attestd/apple-ca.pem")
         #expect(configuration.projects[0].apps[0].deviceCheck?.keyID == "ABC123DEFG")
         #expect(configuration.projects[0].apps[0].deviceCheck?.privateKeyPath == "/etc/attestd/keys/AuthKey.p8")

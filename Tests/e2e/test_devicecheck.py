@@ -266,3 +266,10 @@ def test_apple_answering_503_until_the_deadline_is_unavailable(client, apple: Ap
         assert refused.value.status == "UNAVAILABLE"
     finally:
         apple.faults({"clear": True})
+
+
+def test_an_app_without_a_devicecheck_key_answers_failed_precondition(server: AttestdServer) -> None:
+    """The shared attestd of conftest configures no deviceCheck key for its app."""
+    with pytest.raises(Failed) as refused:
+        Grpc(server.h2c_port).exchange(device_token("unconfigured"))
+    assert refused.value.status == "FAILED_PRECONDITION"

@@ -24,7 +24,8 @@ public struct Configuration: Sendable {
         /// One DeviceCheck base URL for every app (a stand-in); nil picks Apple's production or development host
         /// by each app's environment.
         public var deviceCheckURL: String?
-        /// Likewise for the App Attest risk-metric endpoint (`…/v1/attestationData`).
+        /// Likewise for App Attest's risk-metric host (`/v1/attestationData` is appended); read by no RPC yet:
+        /// the receipt refresher that will use it is not written.
         public var riskMetricURL: String?
         /// A PEM bundle of CAs to trust for Apple's hosts instead of the system's (the stand-in's, in tests).
         public var caBundlePath: String?
