@@ -63,6 +63,9 @@ public final class AppleStandIn: Sendable {
     /// Requests that reached one of Apple's endpoints, including those answered with a scripted fault.
     public var requestCount: Int { handler.requestCount.load(ordering: .relaxed) }
 
+    /// Client connections open right now (a client that pools connections keeps this at one).
+    public var openConnections: Int { server.openConnections }
+
     /// Stops listening and closes connections.
     public func stop() {
         server.beginGracefulShutdown(deadlineSeconds: 1)

@@ -13,6 +13,16 @@ struct DeviceCheckClientTests {
         #expect(fixture.standIn.requestCount == 1)
     }
 
+    @Test("sequential calls reuse one pooled connection")
+    func reusesConnection() throws {
+        let fixture = try StandInFixture()
+        let client = fixture.client()
+        let token = StandInDeviceToken(environment: .development, deviceID: "device-1").base64
+        for _ in 0..<5 { try client.validate(deviceToken: token, deadline: StandInFixture.deadline()) }
+        #expect(fixture.standIn.requestCount == 5)
+        #expect(fixture.standIn.openConnections == 1)
+    }
+
     @Test("an expired device token is the client's fault: deviceTokenRejected")
     func expiredToken() throws {
         let fixture = try StandInFixture()
