@@ -273,3 +273,19 @@ def test_an_app_without_a_devicecheck_key_answers_failed_precondition(server: At
     with pytest.raises(Failed) as refused:
         Grpc(server.h2c_port).exchange(device_token("unconfigured"))
     assert refused.value.status == "FAILED_PRECONDITION"
+
+
+def test_calls_to_apple_are_counted_by_outcome_in_metrics(attestd: AttestdServer) -> None:
+    client = Grpc(attestd.h2c_port)
+    client.exchange(device_token("counted"))
+    with pytest.raises(Failed):
+        client.exchange(device_token("counted-expired", expired=True))
+    with urllib.request.urlopen(f"http://127.0.0.1:{attestd.h2c_port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    samples = {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+               for line in text.splitlines() if line.startswith("attestd_apple_requests_total{")}
+    app_id = APP_NAME.split("/")[-1]
+    ok = f'attestd_apple_requests_total{{app="{app_id}",endpoint="validate_device_token",outcome="ok"}}'
+    rejected = f'attestd_apple_requests_total{{app="{app_id}",endpoint="validate_device_token",outcome="deviceTokenRejected"}}'
+    assert samples.get(ok, 0) >= 1, text
+    assert samples.get(rejected, 0) >= 1, text

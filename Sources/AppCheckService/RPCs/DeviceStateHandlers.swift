@@ -20,7 +20,9 @@ struct QueryTwoBitsHandler: UnaryHandler {
             return
         }
         deviceCheck.onPool(context, reply: reply) { () throws(GRPCStatus) in
-            let bits = try exchange.callApple(app: app, context: context) { deadline throws(AppleError) in
+            let bits = try exchange.callApple(
+                app: app, endpoint: "query_two_bits", requests: deviceCheck.requests, context: context
+            ) { deadline throws(AppleError) in
                 try client.queryTwoBits(deviceToken: request.deviceToken, deadline: deadline)
             }
             // Never set: Apple's plain-text 200; both bits read false and `bits_set` says so.
@@ -49,7 +51,9 @@ struct UpdateTwoBitsHandler: UnaryHandler {
             return
         }
         deviceCheck.onPool(context, reply: reply) { () throws(GRPCStatus) in
-            try exchange.callApple(app: app, context: context) { deadline throws(AppleError) in
+            try exchange.callApple(
+                app: app, endpoint: "update_two_bits", requests: deviceCheck.requests, context: context
+            ) { deadline throws(AppleError) in
                 try client.updateTwoBits(deviceToken: request.deviceToken, bit0: request.bit0, bit1: request.bit1, deadline: deadline)
             }
             context.logger.info("two bits updated", [("app", app.appID)])

@@ -1,6 +1,7 @@
 import Apple
 import GRPC
 import HTTP
+import Observability
 
 extension ExchangeContext {
     /// How long a call to Apple may take when the caller set no deadline.
@@ -10,15 +11,20 @@ extension ExchangeContext {
     /// asks for: a device token Apple refuses is PERMISSION_DENIED (the client's fault); anything about our own key
     /// or request is UNAVAILABLE and logged as an error, so an operator sees a misconfiguration at once; Apple
     /// unreachable or overloaded is UNAVAILABLE.
+    /// Every outcome is counted in `attestd_apple_requests_total{app,endpoint,outcome}`.
     func callApple<T>(
-        app: RegisteredApp, context: RPCContext, _ call: (ContinuousClock.Instant) throws(AppleError) -> T
+        app: RegisteredApp, endpoint: String, requests: CounterFamily, context: RPCContext,
+        _ call: (ContinuousClock.Instant) throws(AppleError) -> T
     ) throws(GRPCStatus) -> T {
         let now = MonotonicClock.nanoseconds()
         let remaining = context.deadlineNanos.map { $0 > now ? $0 - now : 0 } ?? Self.defaultAppleBudgetNanos
         let deadline = ContinuousClock.now + .nanoseconds(Int64(min(remaining, UInt64(Int64.max))))
         do {
-            return try call(deadline)
+            let result = try call(deadline)
+            requests.increment([app.appID, endpoint, "ok"])
+            return result
         } catch {
+            requests.increment([app.appID, endpoint, error.code.description])
             switch error.code {
             case .deviceTokenRejected:
                 throw refuse(app: app.appID, provider: .deviceCheck, reason: "deviceTokenRejected", detail: error.message, context: context)

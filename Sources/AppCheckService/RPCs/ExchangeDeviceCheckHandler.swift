@@ -21,7 +21,9 @@ struct ExchangeDeviceCheckHandler: UnaryHandler {
         }
         // The call to Apple blocks: it runs on threads of its own, never on the event loop or the verifier pool.
         deviceCheck.onPool(context, reply: reply) { () throws(GRPCStatus) in
-            try exchange.callApple(app: app, context: context) { deadline throws(AppleError) in
+            try exchange.callApple(
+                app: app, endpoint: "validate_device_token", requests: deviceCheck.requests, context: context
+            ) { deadline throws(AppleError) in
                 try client.validate(deviceToken: request.deviceToken, deadline: deadline)
             }
             return try exchange.mint(for: app, limitedUse: request.limitedUse)

@@ -59,6 +59,7 @@ public final class AttestdService: Sendable {
         let registry = MetricsRegistry()
         registry.register(metrics)
         registry.register(failures)
+        registry.register(deviceCheck.requests)
         registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
             Double(pool.queuedCount)
         })

@@ -2,6 +2,7 @@ import Apple
 import Crypto
 import Foundation
 import GRPC
+import Observability
 
 /// One DeviceCheck client per app that configures a developer key, built at start so that a missing or unreadable
 /// `.p8` file stops attestd at once instead of failing requests later; and the threads the calls to Apple block on.
@@ -17,6 +18,12 @@ struct DeviceCheckClients: Sendable {
     /// Calls to Apple wait on the network for up to the caller's deadline: they get threads of their own, so that a
     /// slow Apple cannot starve the verifier pool the App Attest exchanges need. Nil when no app uses DeviceCheck.
     private let pool: VerifierPool?
+    /// `attestd_apple_requests_total{app,endpoint,outcome}`: calls to Apple by their outcome (`ok`, or an
+    /// ``AppleError/Code``), so that an operator sees Apple refusing our key, or being unavailable, at once.
+    let requests = CounterFamily(
+        name: "attestd_apple_requests_total",
+        help: "Calls to Apple's DeviceCheck API, by app, endpoint and outcome.",
+        labelNames: ["app", "endpoint", "outcome"])
     static let poolThreads = 16
     static let poolCapacity = 1_024
 
