@@ -83,7 +83,9 @@ def test_redis_restarted_under_load_fails_closed_and_attestd_recovers_by_itself(
 ) -> None:
     store = {"kind": "redis", "redis": {"host": "127.0.0.1", "port": durable_redis.port, "keyPrefix": "outage:"}}
     node = start_node(tmp_path, simulator, store)
-    load = AssertionLoad(node.h2c_port, simulator, APP_NAME, DEV_APPLE_APP_ID, workers=WORKERS)
+    # Keys live through the outage, so exchanges cut off by it are followed by acknowledged ones with the same key.
+    load = AssertionLoad(
+        node.h2c_port, simulator, APP_NAME, DEV_APPLE_APP_ID, workers=WORKERS, assertions_per_key=BEFORE + 4 * AFTER)
     load.start()
     try:
         load.wait_acknowledged(BEFORE, LOAD_TIMEOUT)
