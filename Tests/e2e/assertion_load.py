@@ -17,7 +17,7 @@ import grpc
 import pytest
 
 from device import AttestedDevice, PreparedAssertion, prepare_assertion
-from exchange import APP_CHECK, CHANNEL_OPTIONS, GrpcExchange, Refused
+from exchange import CHANNEL_OPTIONS, GrpcExchange, Refused
 from sim import AttestedKey, Simulator
 
 # Reconnect at once after the server (or a node behind a balancer) comes back, instead of grpcio's 1 s backoff.

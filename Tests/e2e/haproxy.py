@@ -65,7 +65,7 @@ defaults
     timeout connect 1s
     timeout client 30s
     timeout server 30s
-    timeout check 1s
+    timeout check 2s
     # A connection refused by a dead node is retried on another (connect failures only: an exchange that reached a
     # node is never sent twice).
     retries 3

@@ -12,13 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-import grpc
 import pytest
 
 from assertion_load import AssertionLoad, assert_refused, fast_channel, verify_history
 from attestd_server import DEV_APPLE_APP_ID, AttestdServer, free_ports
 from checks import scrape
-from device import attest_device, prepare_assertion, refresh
+from device import AttestedDevice, attest_device, prepare_assertion, refresh
 from exchange import GrpcExchange, Refused
 from haproxy import HAProxy
 from sim import Simulator
@@ -147,7 +146,6 @@ def test_state_is_shared_so_a_replay_to_any_node_is_refused(cluster: Cluster, si
         assert_refused(lambda: other.attest(APP_NAME, key.key_id, key.attestation, challenge))
 
     # An assertion accepted by node 1 and replayed to each other node (and through the balancer) is refused.
-    from device import AttestedDevice
     device = AttestedDevice(key, artifact, token)
     prepared = prepare_assertion(nodes[2], simulator, APP_NAME, device)
     nodes[1].assertion(APP_NAME, prepared.artifact, prepared.assertion.assertion, prepared.challenge)

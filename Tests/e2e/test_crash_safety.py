@@ -12,7 +12,7 @@ import pytest
 
 from assertion_load import OK, AssertionLoad, fast_channel, verify_history
 from attestd_server import DEV_APPLE_APP_ID, AttestdServer, free_ports
-from exchange import GrpcExchange
+from exchange import GrpcExchange, Refused, RestExchange
 from redis_server import RedisServer
 from sim import Simulator
 from test_state_stores import store_config
@@ -91,7 +91,21 @@ def test_redis_restarted_under_load_fails_closed_and_attestd_recovers_by_itself(
         load.wait_acknowledged(BEFORE, LOAD_TIMEOUT)
         durable_redis.kill()  # SIGKILL: with appendfsync always, every write Redis acknowledged is on disk
         down = time.monotonic()
-        time.sleep(1.5)
+        # An acknowledged exchange replayed while the store is away: UNAVAILABLE over gRPC, 503 over REST; never OK.
+        replayed = next(s for s in load.all_sent() if s.acknowledged).prepared
+        replay_channel = fast_channel(node.h2c_port)
+        grpc_replay = GrpcExchange(replay_channel)
+        rest_replay = RestExchange(node.h2c_port)
+        try:
+            for client in (grpc_replay, rest_replay):
+                with pytest.raises(Refused) as refused:
+                    client.assertion(APP_NAME, replayed.artifact, replayed.assertion.assertion, replayed.challenge)
+                assert refused.value.status == "UNAVAILABLE", refused.value
+                assert refused.value.http in (None, 503), refused.value
+        finally:
+            replay_channel.close()
+            rest_replay.close()
+        time.sleep(max(0.0, down + 1.5 - time.monotonic()))
         up = time.monotonic()
         durable_redis.start()  # same port, same append-only file
         acknowledged_at_restart = load.acknowledged
