@@ -27,6 +27,7 @@ from wire import APP_NAME, PROJECT_ID
 NODES = 3
 CHALLENGE_METHOD = "GenerateAppAttestChallenge"
 _METHOD = re.compile(r'method="([^"]*)"')
+_CODE = re.compile(r'code="([^"]*)"')
 
 
 @dataclass
@@ -59,8 +60,10 @@ def cluster(tmp_path: Path, simulator: Simulator, redis_port: int) -> Iterator[C
             node.start()
         balancer.start()
         instance = Cluster(nodes, balancer)
-        # Every node passes the gRPC health check before any test traffic.
+        # Every node passes the gRPC health check before any test traffic, and the checks reached the health service.
         balancer.wait_states({name: "UP" for name in instance.names})
+        for node in nodes:
+            assert requests_answered(node, "Check", code="OK") >= 1, "HAProxy's health check never reached the node"
         yield instance
     finally:
         balancer.stop()
@@ -68,11 +71,12 @@ def cluster(tmp_path: Path, simulator: Simulator, redis_port: int) -> Iterator[C
             node.kill()
 
 
-def requests_answered(node: AttestdServer, method: str | None = None) -> float:
-    """attestd_requests_total summed over codes (and methods, unless one is named)."""
+def requests_answered(node: AttestdServer, method: str, code: str | None = None) -> float:
+    """attestd_requests_total of one method, summed over codes unless one is named."""
     return sum(
         value for name, value in scrape(node.h2c_port).items()
-        if name.startswith("attestd_requests_total{") and (method is None or _METHOD.search(name).group(1) == method)
+        if name.startswith("attestd_requests_total{") and _METHOD.search(name).group(1) == method
+        and (code is None or _CODE.search(name).group(1) == code)
     )
 
 
