@@ -83,13 +83,21 @@ def test_redis_restarted_under_load_fails_closed_and_attestd_recovers_by_itself(
 ) -> None:
     store = {"kind": "redis", "redis": {"host": "127.0.0.1", "port": durable_redis.port, "keyPrefix": "outage:"}}
     node = start_node(tmp_path, simulator, store)
+    try:
+        outage_under_load(node, simulator, durable_redis)
+    finally:
+        node.kill()
+
+
+def outage_under_load(node: AttestdServer, simulator: Simulator, redis: RedisServer) -> None:
+    """Kills `redis` under assertion load, starts it again 1.5 s later, and checks the outage and the aftermath."""
     # Keys live through the outage, so exchanges cut off by it are followed by acknowledged ones with the same key.
     load = AssertionLoad(
         node.h2c_port, simulator, APP_NAME, DEV_APPLE_APP_ID, workers=WORKERS, assertions_per_key=BEFORE + 4 * AFTER)
     load.start()
     try:
         load.wait_acknowledged(BEFORE, LOAD_TIMEOUT)
-        durable_redis.kill()  # SIGKILL: with appendfsync always, every write Redis acknowledged is on disk
+        redis.kill()  # SIGKILL: with appendfsync always, every write Redis acknowledged is on disk
         down = time.monotonic()
         # An acknowledged exchange replayed while the store is away: UNAVAILABLE over gRPC, 503 over REST; never OK.
         replayed = next(s for s in load.all_sent() if s.acknowledged).prepared
@@ -107,7 +115,7 @@ def test_redis_restarted_under_load_fails_closed_and_attestd_recovers_by_itself(
             rest_replay.close()
         time.sleep(max(0.0, down + 1.5 - time.monotonic()))
         up = time.monotonic()
-        durable_redis.start()  # same port, same append-only file
+        redis.start()  # same port, same append-only file
         acknowledged_at_restart = load.acknowledged
         # attestd reconnects by itself: exchanges are acknowledged again, with no restart of attestd.
         load.wait_acknowledged(acknowledged_at_restart + AFTER, LOAD_TIMEOUT)
@@ -132,5 +140,4 @@ def test_redis_restarted_under_load_fails_closed_and_attestd_recovers_by_itself(
         checked = verify_history(GrpcExchange(channel), simulator, APP_NAME, load)
     finally:
         channel.close()
-        node.kill()
     assert checked["assertion replays"] >= BEFORE + AFTER, checked
