@@ -1,0 +1,61 @@
+/// The human-readable report on standard output.
+enum TextReport {
+    static let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("max", 100)]
+
+    static func milliseconds(_ nanoseconds: UInt64) -> String { format(Double(nanoseconds) / 1e6, 2) }
+
+    static func format(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite else { return "-" }
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let rounded = (value * scale).rounded() / scale
+        var text = "\(rounded)"
+        if text.hasSuffix(".0") && digits == 0 { text.removeLast(2) }
+        if let dot = text.firstIndex(of: "."), digits > 0 {
+            let decimals = text.distance(from: dot, to: text.endIndex) - 1
+            if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
+        }
+        return text
+    }
+
+    static func printBound(_ bound: CryptoBound, algorithm: String) {
+        Console.line("""
+            crypto bound (OpenSSL EVP, \(bound.threads) threads at once, ops/s): \
+            P-384 verify \(format(bound.p384Verify, 0)), P-256 verify \(format(bound.p256Verify, 0)), \
+            RSA-2048 sign \(format(bound.rsa2048Sign, 0)), P-256 sign \(format(bound.p256Sign, 0))
+            tokens: \(algorithm); bound: attestations \(format(bound.bound(.attestation, algorithm: algorithm) ?? 0, 0))/s, \
+            assertions \(format(bound.bound(.assertion, algorithm: algorithm) ?? 0, 0))/s
+            """)
+    }
+
+    static func printPhase(_ report: PhaseReport) {
+        let result = report.result
+        var line = "\(report.name) [\(report.pacing)"
+        if let rate = report.targetRate { line += " \(format(rate, 0))/s" }
+        line += ", \(report.connections)x\(report.streams)]: \(format(report.throughput, 0)) ok/s over \(format(result.measuredSeconds, 2)) s"
+        if let bound = report.bound, let ratio = report.ratio {
+            line += ", bound \(format(bound, 0))/s, ratio \(format(ratio, 3))"
+        }
+        if result.exhausted { line += " (precomputed requests ran out)" }
+        Console.line(line)
+        Console.line("  latency ms: " + percentiles.map { "\($0.0) \(milliseconds(result.latency.value(atPercentile: $0.1)))" }
+            .joined(separator: "  "))
+        for kind in report.kinds {
+            let stats = result.kinds[kind.rawValue]
+            var text = "  \(kind.name): ok \(stats.ok), errors \(stats.errorCount)"
+            if report.kinds.count > 1 {
+                text += ", p50 \(milliseconds(stats.latency.value(atPercentile: 50))) p99 \(milliseconds(stats.latency.value(atPercentile: 99)))"
+            }
+            for (status, count) in stats.errors.sorted(by: { $0.value > $1.value }) {
+                text += "\n    \(status): \(count) (\(stats.errorSamples[status] ?? ""))"
+            }
+            if stats.replaysSent > 0 || kind != .challenge {
+                text += "; replays refused \(stats.replaysRefused)/\(stats.replaysSent)"
+                for (status, count) in stats.replayOther { text += " [NOT REFUSED: \(status) x\(count)]" }
+            }
+            Console.line(text)
+        }
+        if result.timedOut > 0 { Console.line("  timed out: \(result.timedOut)") }
+        if result.notSent > 0 { Console.line("  not sent (no free stream before the window ended): \(result.notSent)") }
+    }
+}
