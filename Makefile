@@ -2,7 +2,7 @@
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 CONFIG ?= config/dev.json
 
-.PHONY: run test deps build release unit-tests e2e-tests protos check-protos bench-challenge bench-verify clean
+.PHONY: run test deps build release unit-tests e2e-tests protos check-protos bench bench-challenge bench-verify clean
 
 deps:
 	@scripts/install-deps.sh
@@ -30,6 +30,9 @@ protos: deps
 
 check-protos: deps
 	scripts/generate-protos.sh --check
+
+bench: release
+	scripts/bench.sh
 
 bench-challenge: release
 	scripts/bench-challenge.sh

@@ -16,6 +16,18 @@ final class Bench {
     private var lanes: [(key: SimulatedKey, artifact: [UInt8])] = []
     private(set) var reports: [PhaseReport] = []
     private(set) var serviceTime: [RequestKind: Double] = [:]
+    var idle: IdleConnectionsReport?
+    /// /proc/loadavg when the run started: how busy the machine already was.
+    let loadAverage = Bench.readLoadAverage()
+
+    static func readLoadAverage() -> String {
+        guard let file = fopen("/proc/loadavg", "r") else { return "?" }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 128)
+        guard fgets(&line, Int32(line.count), file) != nil else { return "?" }
+        let text = String(decoding: line.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
 
     init(options: BenchOptions) {
         self.options = options

@@ -27,6 +27,8 @@ struct BenchOptions: Sendable {
     var reportDirectory: String?
     var boundSeconds = 0.5
     var label = ""
+    var idleConnections = 0
+    var serverPIDFile: String?
 
     static let usage = """
         usage: attestd-bench [options]
@@ -46,6 +48,8 @@ struct BenchOptions: Sendable {
           --wait S                      wait up to S seconds for the server to answer (default 30)
           --report DIR                  write report.json, gnuplot data and plot.gp to DIR
           --bound-seconds S             seconds per OpenSSL rate measurement (default 0.5)
+          --idle-connections N          at the end, hold N idle connections and read the server's memory
+          --server-pid-file FILE        the server's process id (for its memory, read from /proc)
           --label TEXT                  free text recorded in the report (server version, load on the machine)
         """
 
@@ -89,6 +93,8 @@ struct BenchOptions: Sendable {
             case "--report": options.reportDirectory = try value()
             case "--bound-seconds": options.boundSeconds = max(0.05, try number(try value()))
             case "--label": options.label = try value()
+            case "--idle-connections": options.idleConnections = Int(try number(try value()))
+            case "--server-pid-file": options.serverPIDFile = try value()
             case "--help", "-h":
                 Console.line(usage)
                 exit(0)

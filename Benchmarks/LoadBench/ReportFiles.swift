@@ -75,6 +75,17 @@ enum ReportFiles {
             $0.field("warmupSeconds", bench.options.warmup)
             $0.field("durationSeconds", bench.options.duration)
             $0.field("tokenAlgorithm", bench.tokenAlgorithm)
+            $0.field("loadAverageAtStart", bench.loadAverage)
+            if let idle = bench.idle {
+                $0.key("idleConnections")
+                $0.object {
+                    $0.field("requested", idle.requested)
+                    $0.field("opened", idle.opened)
+                    $0.field("serverRSSBeforeBytes", idle.serverRSSBeforeBytes)
+                    $0.field("serverRSSAfterBytes", idle.serverRSSAfterBytes)
+                    $0.field("seconds", idle.seconds)
+                }
+            }
             if let bound = bench.bound {
                 $0.key("cryptoBound")
                 $0.object {

@@ -58,4 +58,13 @@ enum TextReport {
         if result.timedOut > 0 { Console.line("  timed out: \(result.timedOut)") }
         if result.notSent > 0 { Console.line("  not sent (no free stream before the window ended): \(result.notSent)") }
     }
+
+    static func printIdle(_ idle: IdleConnectionsReport) {
+        let megabytes = { (bytes: Int) in format(Double(bytes) / 1_048_576, 1) }
+        Console.line("""
+            idle connections: \(idle.opened)/\(idle.requested) open in \(format(idle.seconds, 1)) s; server RSS \
+            \(megabytes(idle.serverRSSBeforeBytes)) MB before, \(megabytes(idle.serverRSSAfterBytes)) MB holding them \
+            (\(format(idle.perConnectionBytes / 1024, 1)) KB per connection)
+            """)
+    }
 }

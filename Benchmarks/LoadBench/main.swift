@@ -13,9 +13,20 @@ do {
     let needsLanes = options.phases.contains("assertion") || options.phases.contains("mixed")
         || options.phases.contains("attestation")
     if needsLanes { try bench.prepareLanes() }
+    Console.line("load average at start: \(bench.loadAverage) (\(bench.cores) cores)")
     bench.measureBound()
     if let bound = bench.bound { TextReport.printBound(bound, algorithm: bench.tokenAlgorithm) }
     try bench.runProfile()
+    if options.idleConnections > 0 {
+        if let path = options.serverPIDFile, let pid = IdleConnectionsReport.pid(fromFile: path) {
+            let idle = IdleConnectionsReport.measure(count: options.idleConnections, host: options.host, port: options.port,
+                                                     serverPID: pid)
+            bench.idle = idle
+            TextReport.printIdle(idle)
+        } else {
+            Console.line("idle connections: skipped (no --server-pid-file, or it holds no process id)")
+        }
+    }
     if let directory = options.reportDirectory {
         try ReportFiles.write(bench, to: directory)
         Console.line("report: \(directory)/report.json, plot script \(directory)/plot.gp")
