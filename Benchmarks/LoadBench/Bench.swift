@@ -40,6 +40,18 @@ final class Bench {
     }
 
     var inFlight: Int { options.connections * options.streams }
+    /// The server's process id, when it runs on this machine and the caller named it (for its CPU and memory).
+    var serverPID: Int32?
+
+    static func difference(_ before: Double?, _ after: Double?) -> Double? {
+        guard let before, let after else { return nil }
+        return after - before
+    }
+
+    static func sleep(until deadline: UInt64) {
+        let now = MonotonicTime.nanoseconds()
+        if deadline > now { usleep(UInt32(min((deadline - now) / 1000, UInt64(UInt32.max)))) }
+    }
 
     // MARK: setup
 
@@ -170,8 +182,21 @@ final class Bench {
         let perThreadPacing: Pacing
         if case .open(let rate) = pacing { perThreadPacing = .open(ratePerSecond: rate / Double(threads)) } else { perThreadPacing = pacing }
         let shared = WorkerSet(workers: workers, workloads: workloads)
-        let results = Threads.map(threads) { index in
-            shared.workers[index].runPhase(shared.workloads[index], pacing: perThreadPacing, clock: clock)
+        // One more thread samples the CPU time the server and the bench use during the measured window.
+        let serverPID = self.serverPID
+        let cpu = ResultSlots<(server: Double?, bench: Double?)>(1)
+        let results = Threads.map(threads + 1) { index in
+            guard index < threads else {
+                Self.sleep(until: clock.warmupEnd)
+                let server = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
+                let bench = ProcessCPU.seconds(pid: nil)
+                Self.sleep(until: clock.end)
+                let serverAfter = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
+                let benchAfter = ProcessCPU.seconds(pid: nil)
+                cpu.set(0, (Self.difference(server, serverAfter), Self.difference(bench, benchAfter)))
+                return PhaseResult()
+            }
+            return shared.workers[index].runPhase(shared.workloads[index], pacing: perThreadPacing, clock: clock)
         }
         var merged = PhaseResult()
         for result in results { merged.merge(result) }
@@ -182,8 +207,17 @@ final class Bench {
         case .closed: pacingName = "closed"
         case .open: pacingName = "open"
         }
-        return PhaseReport(name: name, kinds: kinds, pacing: pacingName, targetRate: targetRate, connections: connections,
-                           streams: streams, result: merged, bound: bound)
+        var report = PhaseReport(name: name, kinds: kinds, pacing: pacingName, targetRate: targetRate, connections: connections,
+                                 streams: streams, result: merged, bound: bound)
+        report.serverCPUSeconds = cpu.values[0].server
+        report.benchCPUSeconds = cpu.values[0].bench
+        if let cryptoBound = self.bound, merged.ok > 0 {
+            let crypto = kinds.reduce(0.0) {
+                $0 + Double(merged.kinds[$1.rawValue].ok) * cryptoBound.cryptoCPUSeconds($1, algorithm: tokenAlgorithm)
+            }
+            report.cryptoCPUSecondsPerRequest = crypto / Double(merged.ok)
+        }
+        return report
     }
 
     /// How many precomputed requests a phase of the configured length needs at `rate`, with a margin.

@@ -20,9 +20,11 @@ enum TextReport {
 
     static func printBound(_ bound: CryptoBound, algorithm: String) {
         Console.line("""
-            crypto bound (OpenSSL EVP, \(bound.threads) threads at once, ops/s): \
+            crypto bound (OpenSSL EVP, \(bound.threads) threads at once, ops per second of CPU on all cores): \
             P-384 verify \(format(bound.p384Verify, 0)), P-256 verify \(format(bound.p256Verify, 0)), \
             RSA-2048 sign \(format(bound.rsa2048Sign, 0)), P-256 sign \(format(bound.p256Sign, 0))
+            wall-clock rates measured alongside (lower when the machine is busy): \
+            \(bound.wallClock.sorted { $0.key < $1.key }.map { "\($0.key) \(format($0.value, 0))" }.joined(separator: ", "))
             tokens: \(algorithm); bound: attestations \(format(bound.bound(.attestation, algorithm: algorithm) ?? 0, 0))/s, \
             assertions \(format(bound.bound(.assertion, algorithm: algorithm) ?? 0, 0))/s
             """)
@@ -38,6 +40,18 @@ enum TextReport {
         }
         if result.exhausted { line += " (precomputed requests ran out)" }
         Console.line(line)
+        if let server = report.serverCPUSecondsPerRequest {
+            var cpu = "  server CPU \(format(server * 1e3, 3)) ms/request"
+            if let crypto = report.cryptoCPUSecondsPerRequest, crypto > 0 { cpu += ", of which crypto \(format(crypto * 1e3, 3)) ms" }
+            if let efficiency = report.cpuEfficiency { cpu += " (CPU efficiency \(format(efficiency, 3)))" }
+            if let total = report.serverCPUSeconds, report.result.measuredSeconds > 0 {
+                cpu += "; server used \(format(total / report.result.measuredSeconds, 2)) cores"
+            }
+            if let bench = report.benchCPUSeconds, report.result.measuredSeconds > 0 {
+                cpu += ", bench \(format(bench / report.result.measuredSeconds, 2))"
+            }
+            Console.line(cpu)
+        }
         Console.line("  latency ms: " + percentiles.map { "\($0.0) \(milliseconds(result.latency.value(atPercentile: $0.1)))" }
             .joined(separator: "  "))
         for kind in report.kinds {

@@ -10,6 +10,7 @@ do {
         Console.line("wrote the simulated App Attest root to \(path) (receipts: \(path).receipt.pem)")
     }
     try bench.waitForServer()
+    if let path = options.serverPIDFile { bench.serverPID = IdleConnectionsReport.pid(fromFile: path) }
     let needsLanes = options.phases.contains("assertion") || options.phases.contains("mixed")
         || options.phases.contains("attestation")
     if needsLanes { try bench.prepareLanes() }
@@ -18,7 +19,7 @@ do {
     if let bound = bench.bound { TextReport.printBound(bound, algorithm: bench.tokenAlgorithm) }
     try bench.runProfile()
     if options.idleConnections > 0 {
-        if let path = options.serverPIDFile, let pid = IdleConnectionsReport.pid(fromFile: path) {
+        if let pid = bench.serverPID {
             let idle = IdleConnectionsReport.measure(count: options.idleConnections, host: options.host, port: options.port,
                                                      serverPID: pid)
             bench.idle = idle

@@ -1,0 +1,27 @@
+import Glibc
+
+/// CPU time (user + system) a process has used, from /proc: how much of the machine the server and the bench
+/// each took during a phase, whatever else was running.
+enum ProcessCPU {
+    /// Seconds of CPU used so far by `pid` (nil: this process), or nil if /proc cannot tell.
+    static func seconds(pid: Int32?) -> Double? {
+        let path = pid.map { "/proc/\($0)/stat" } ?? "/proc/self/stat"
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 1024)
+        guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // The command name may hold spaces: fields are counted after its closing parenthesis (field 3 first).
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID).
+    static func threadSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
