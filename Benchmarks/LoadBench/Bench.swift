@@ -184,16 +184,19 @@ final class Bench {
         let shared = WorkerSet(workers: workers, workloads: workloads)
         // One more thread samples the CPU time the server and the bench use during the measured window.
         let serverPID = self.serverPID
-        let cpu = ResultSlots<(server: Double?, bench: Double?)>(1)
+        let cpu = ResultSlots<(server: Double?, bench: Double?, machine: Double?, steal: Double?)>(1)
         let results = Threads.map(threads + 1) { index in
             guard index < threads else {
                 Self.sleep(until: clock.warmupEnd)
                 let server = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
                 let bench = ProcessCPU.seconds(pid: nil)
+                let machine = ProcessCPU.machine()
                 Self.sleep(until: clock.end)
+                let machineAfter = ProcessCPU.machine()
                 let serverAfter = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
                 let benchAfter = ProcessCPU.seconds(pid: nil)
-                cpu.set(0, (Self.difference(server, serverAfter), Self.difference(bench, benchAfter)))
+                cpu.set(0, (Self.difference(server, serverAfter), Self.difference(bench, benchAfter),
+                            Self.difference(machine?.busy, machineAfter?.busy), Self.difference(machine?.steal, machineAfter?.steal)))
                 return PhaseResult()
             }
             return shared.workers[index].runPhase(shared.workloads[index], pacing: perThreadPacing, clock: clock)
@@ -211,6 +214,8 @@ final class Bench {
                                  streams: streams, result: merged, bound: bound)
         report.serverCPUSeconds = cpu.values[0].server
         report.benchCPUSeconds = cpu.values[0].bench
+        report.machineBusyCPUSeconds = cpu.values[0].machine
+        report.stolenCPUSeconds = cpu.values[0].steal
         if let cryptoBound = self.bound, merged.ok > 0 {
             let crypto = kinds.reduce(0.0) {
                 $0 + Double(merged.kinds[$1.rawValue].ok) * cryptoBound.cryptoCPUSeconds($1, algorithm: tokenAlgorithm)

@@ -13,6 +13,15 @@ struct PhaseReport: Sendable {
     /// CPU seconds the server and the bench used during the measured window (when the server's pid is known).
     var serverCPUSeconds: Double?
     var benchCPUSeconds: Double?
+    /// CPU seconds the whole machine was busy in the window (server, bench and everything else), and stolen.
+    var machineBusyCPUSeconds: Double?
+    var stolenCPUSeconds: Double?
+
+    /// CPU seconds other processes (other engineers' builds, say) took in the window.
+    var otherCPUSeconds: Double? {
+        guard let machineBusyCPUSeconds, let serverCPUSeconds, let benchCPUSeconds else { return nil }
+        return max(0, machineBusyCPUSeconds - serverCPUSeconds - benchCPUSeconds)
+    }
     /// CPU seconds of crypto an average successful request of this phase needs (OpenSSL's rates).
     var cryptoCPUSecondsPerRequest: Double?
 

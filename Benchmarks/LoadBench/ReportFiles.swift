@@ -127,6 +127,8 @@ enum ReportFiles {
         if let ratio = report.ratio { out.field("ratioToBound", ratio) }
         if let seconds = report.serverCPUSeconds { out.field("serverCPUSeconds", seconds) }
         if let seconds = report.benchCPUSeconds { out.field("benchCPUSeconds", seconds) }
+        if let seconds = report.otherCPUSeconds { out.field("otherProcessesCPUSeconds", seconds) }
+        if let seconds = report.stolenCPUSeconds { out.field("stolenCPUSeconds", seconds) }
         if let seconds = report.serverCPUSecondsPerRequest { out.field("serverCPUSecondsPerRequest", seconds) }
         if let seconds = report.cryptoCPUSecondsPerRequest { out.field("cryptoCPUSecondsPerRequest", seconds) }
         if let efficiency = report.cpuEfficiency { out.field("cpuEfficiency", efficiency) }

@@ -50,6 +50,12 @@ enum TextReport {
             if let bench = report.benchCPUSeconds, report.result.measuredSeconds > 0 {
                 cpu += ", bench \(format(bench / report.result.measuredSeconds, 2))"
             }
+            if let others = report.otherCPUSeconds, report.result.measuredSeconds > 0 {
+                cpu += ", other processes \(format(others / report.result.measuredSeconds, 2))"
+            }
+            if let stolen = report.stolenCPUSeconds, stolen > 0.01, report.result.measuredSeconds > 0 {
+                cpu += ", stolen \(format(stolen / report.result.measuredSeconds, 2))"
+            }
             Console.line(cpu)
         }
         Console.line("  latency ms: " + percentiles.map { "\($0.0) \(milliseconds(result.latency.value(atPercentile: $0.1)))" }
@@ -80,5 +86,32 @@ enum TextReport {
             \(megabytes(idle.serverRSSBeforeBytes)) MB before, \(megabytes(idle.serverRSSAfterBytes)) MB holding them \
             (\(format(idle.perConnectionBytes / 1024, 1)) KB per connection)
             """)
+    }
+
+    /// Issue 5's targets, each with the figure measured in this run.
+    static func printTargets(_ bench: Bench) {
+        Console.line("targets (\(bench.tokenAlgorithm) tokens):")
+        for report in bench.reports where report.pacing == "closed" && report.connections * report.streams > 1 {
+            guard let ratio = report.ratio, report.kinds.count == 1 else { continue }
+            var line = "  \(report.name) >= 0.8 x bound: \(format(ratio, 3)) \(ratio >= 0.8 ? "met" : "MISSED")"
+            if let efficiency = report.cpuEfficiency { line += " (CPU efficiency \(format(efficiency, 3)))" }
+            Console.line(line)
+        }
+        for report in bench.reports where report.pacing == "open" {
+            guard let kind = report.kinds.first, let service = bench.serviceTime[kind], service > 0 else { continue }
+            let p99 = report.result.latency.value(atPercentile: 99).secondsValue
+            let times = p99 / service
+            Console.line("""
+                  \(report.name): p99 \(format(p99 * 1e3, 2)) ms <= 3 x service time \(format(service * 1e3, 2)) ms: \
+                \(format(times, 2)) x \(times <= 3 ? "met" : "MISSED")
+                """)
+        }
+        if let idle = bench.idle {
+            let megabytes = Double(idle.serverRSSAfterBytes) / 1_048_576
+            Console.line("""
+                  server RSS holding \(idle.opened) idle connections <= 200 MB: \(format(megabytes, 1)) MB \
+                \(megabytes <= 200 && idle.opened >= 10_000 ? "met" : idle.opened < 10_000 ? "(fewer than 10,000 connections)" : "MISSED")
+                """)
+        }
     }
 }

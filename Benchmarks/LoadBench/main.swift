@@ -28,6 +28,7 @@ do {
             Console.line("idle connections: skipped (no --server-pid-file, or it holds no process id)")
         }
     }
+    TextReport.printTargets(bench)
     if let directory = options.reportDirectory {
         try ReportFiles.write(bench, to: directory)
         Console.line("report: \(directory)/report.json, plot script \(directory)/plot.gp")
