@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "attestd", targets: ["attestd"]),
         .executable(name: "attestd-verify-bench", targets: ["attestd-verify-bench"]),
         .executable(name: "attestd-sim", targets: ["attestd-sim"]),
+        .executable(name: "attestd-bench", targets: ["attestd-bench"]),
         .library(name: "AppAttestSimulator", targets: ["AppAttestSimulator"]),
     ],
     targets: [
@@ -75,6 +76,13 @@ let package = Package(
             // COpenSSL: the baseline P-256/P-384 verify rates are measured on OpenSSL directly, in the same run.
             dependencies: ["AppAttest", "AppAttestSimulator", "Crypto", "COpenSSL"],
             path: "Benchmarks/VerifyBench",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "attestd-bench",
+            // CNghttp2/CShims: its own HTTP/2 client (nghttp2 client sessions on epoll); COpenSSL: the crypto bound.
+            dependencies: ["AppAttestSimulator", "AppCheckMessages", "GRPC", "Crypto", "CNghttp2", "CShims", "COpenSSL"],
+            path: "Benchmarks/LoadBench",
             swiftSettings: swiftSettings
         ),
 
