@@ -409,17 +409,6 @@ def test_check_config_accepts_the_docker_configs(tmp_path: Path, name: str) -> N
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_check_config_refuses_the_kubernetes_config_when_its_redis_password_file_is_missing(
-    tmp_path: Path, mounted_config: dict
-) -> None:
-    # The check above is not vacuous: the projected password file is read.
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(mounted_config))
-    result = check_config(path)
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "store.redis.passwordFile" in result.stderr
-
-
 def test_the_secret_placeholders_say_how_to_replace_them(objects: dict[tuple[str, str], dict]) -> None:
     keys = objects[("Secret", "attestd-keys")]
     assert set(keys["stringData"]) == {"challenge.json", "artifact.json", "token-signing.pem"}
@@ -470,6 +459,19 @@ def test_the_image_runs_non_root_with_the_entrypoint_and_ports_the_manifests_use
     port = next(iter(cleartext_ports(mounted_config)))
     assert f"http://127.0.0.1:{port}/healthz" in healthcheck
     assert "curl" in dockerfile.apt_packages(1)
+
+
+def test_the_build_context_holds_what_the_dockerfile_copies_and_no_keys_or_state() -> None:
+    patterns = [line.strip() for line in (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+    # Everything is left out first, then the package is let back in: keys and state can never slip through.
+    assert patterns[0] == "**", patterns
+    included = {pattern[1:] for pattern in patterns if pattern.startswith("!")}
+    dockerfile = Dockerfile.read()
+    sources = {copy.split()[0] for copy in dockerfile.instructions(0, "COPY") if not copy.startswith("--from")}
+    assert sources == included, (sources, included)
+    for private in (".keys", ".state", ".build", ".venv"):
+        assert private not in included and not any(pattern.startswith(f"!{private}") for pattern in patterns)
 
 
 def test_the_runtime_image_installs_every_library_attestd_links() -> None:
