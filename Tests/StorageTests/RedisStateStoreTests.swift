@@ -109,4 +109,31 @@ struct RedisStateStoreTests {
         #expect(try server.cli(["-n", "3", "EXISTS", "p:token:jti"]) == "1")
         #expect(try server.cli(["EXISTS", "p:token:jti"]) == "0")
     }
+
+    @Test("gives StoreError when Redis does not answer within the command timeout, then works again")
+    func commandTimeout() throws {
+        let server = try RedisServer()
+        let store = RedisStateStore(RedisConfiguration(port: server.port, commandTimeoutMilliseconds: 200,
+                                                       reconnectBackoffMilliseconds: 20, maxReconnectBackoffMilliseconds: 100))
+        #expect(try store.consumeChallenge([1], expiresAt: expiresAt))
+        #expect(try server.cli(["CLIENT", "PAUSE", "1500", "ALL"]) == "OK")
+        #expect(throws: StoreError.self) { try store.consumeChallenge([2], expiresAt: expiresAt) }
+        #expect(eventually(10) { try store.ping() } == nil)
+        #expect(try !store.consumeChallenge([1], expiresAt: expiresAt))
+    }
+
+    @Test("serves more threads than it has connections, each waiting its turn")
+    func smallPool() throws {
+        let server = try RedisServer()
+        let store = RedisStateStore(RedisConfiguration(port: server.port, poolSize: 2))
+        let expiresAt = self.expiresAt
+        let outcomes = onThreads(16) { index in
+            Result { () throws(StoreError) in try store.consumeChallenge([UInt8(index)], expiresAt: expiresAt) }
+        }
+        #expect(outcomes.filter { (try? $0.get()) == true }.count == 16)
+        // The pool's connections, plus redis-cli's own.
+        let clients = try server.cli(["INFO", "clients"]).split(whereSeparator: \.isNewline)
+            .first { $0.hasPrefix("connected_clients:") }.flatMap { Int($0.split(separator: ":")[1]) }
+        #expect(try #require(clients) - 1 <= 2)
+    }
 }
