@@ -52,6 +52,19 @@ struct RedisStateStoreTests {
         #expect(try store.advanceCounter(keyID: [1], to: 8, now: 1_003) == .advanced)
     }
 
+    @Test("answers the first call after a restart it did not see, on a new connection")
+    func staleConnections() throws {
+        let server = try RedisServer(persistent: true)
+        let store = RedisStateStore(RedisConfiguration(port: server.port))
+        let expiresAt = self.expiresAt
+        #expect(try store.consumeChallenge([1], expiresAt: expiresAt))
+        server.stop()
+        try server.start()
+        // The pooled connection died with the old server; the call must not fail because of it.
+        #expect(try !store.consumeChallenge([1], expiresAt: expiresAt))
+        #expect(try store.consumeChallenge([2], expiresAt: expiresAt))
+    }
+
     @Test("gives StoreError for a wrong password, and works with the right one, with or without a user name")
     func authentication() throws {
         let server = try RedisServer(arguments: ["--requirepass", "s3cret"])
