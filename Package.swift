@@ -95,7 +95,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: swiftSettings),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"], swiftSettings: swiftSettings),
+        // CSQLite: the tests open the store's file beside it, as another process would.
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "CSQLite"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppAttestSimulatorTests",
             // AppAttest: persisted CAs are checked with the real verifiers; attestd-sim is run as a process.
