@@ -76,8 +76,19 @@ JSON
   local status=0
   wait "$bench_pid" || status=$?
   cat "$out/$name.txt"
-  kill -TERM "$pid"; wait "$pid" || true; pid=""
-  if command -v gnuplot >/dev/null; then
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid"; wait "$pid" || true
+  else
+    # Gone before the bench finished: say how (a crash, or a signal from something else on this machine).
+    local server_status=0
+    wait "$pid" || server_status=$?
+    echo "bench: attestd exited during the run with status $server_status" | tee -a "$out/$name.txt" >&2
+    status=1
+  fi
+  pid=""
+  if [ ! -f "$out/$name/plot.gp" ]; then
+    echo "bench: no report for $name" >&2
+  elif command -v gnuplot >/dev/null; then
     (cd "$out/$name" && gnuplot plot.gp) || echo "bench: gnuplot failed" >&2
   else
     echo "bench: gnuplot missing (gnuplot-nox; scripts/install-deps.sh installs it): no picture" >&2
