@@ -70,7 +70,7 @@ final class LoadWorker {
     /// Runs one timed phase; returns what this worker measured.
     func runPhase(_ workload: any Workload, pacing: Pacing, clock: PhaseClock) -> PhaseResult {
         var result = PhaseResult()
-        let bins = Int(MonotonicTime.seconds(clock.end - clock.start) / PhaseResult.binSeconds) + 1
+        let bins = max(1, Int((MonotonicTime.seconds(clock.end - clock.start) / PhaseResult.binSeconds).rounded()))
         result.timeline = Array(repeating: 0, count: bins)
         run(workload, pacing: pacing, clock: clock, result: &result)
         return result
@@ -201,7 +201,7 @@ final class LoadWorker {
                     }
                     continue
                 }
-                if ok && now >= clock.start && !result.timeline.isEmpty {
+                if ok && now >= clock.start && now < clock.end && !result.timeline.isEmpty {
                     let bin = min(result.timeline.count - 1, Int(MonotonicTime.seconds(now - clock.start) / PhaseResult.binSeconds))
                     result.timeline[bin] += 1
                 }
