@@ -1,8 +1,11 @@
 # attestd: the two commands a new user needs are `make run` and `make test`.
 SWIFT_BUILD_FLAGS := -Xswiftc -warnings-as-errors
 CONFIG ?= config/dev.json
+# The simulated device's CAs, trusted by config/dev.json (`trust`): development only.
+SIM_DIR ?= .keys/simulator
+DEMO_URL ?= http://127.0.0.1:8080
 
-.PHONY: run test deps build release unit-tests e2e-tests protos check-protos bench bench-challenge bench-verify clean
+.PHONY: run demo test deps build release unit-tests e2e-tests protos check-protos bench bench-challenge bench-verify clean
 
 deps:
 	@scripts/install-deps.sh
@@ -14,7 +17,15 @@ release: deps
 	swift build -c release $(SWIFT_BUILD_FLAGS)
 
 run: build
+	@[ -f .keys/token-signing.pem ] || .build/debug/attestd keygen --out .keys
+	.build/debug/attestd-sim init --dir $(SIM_DIR)
 	.build/debug/attestd serve --config $(CONFIG)
+
+# With `make run` serving in another terminal: a simulated device's whole App Attest flow, step by step.
+demo:
+	@swift build --quiet --product attestd-sim $(SWIFT_BUILD_FLAGS)
+	.build/debug/attestd-sim flow --url $(DEMO_URL) --project attestd-dev --app 1:123456789012:ios:0123456789abcdef \
+		--app-id DEVTEAM123.dev.attestd.example --environment development --dir $(SIM_DIR) --assertions 3
 
 test: deps check-protos unit-tests e2e-tests
 

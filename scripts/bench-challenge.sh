@@ -61,6 +61,8 @@ answer=$(curl -sS --noproxy '*' --http2-prior-knowledge -D - -o /dev/null --data
   -H "content-type: application/grpc" -H "te: trailers" "$url" | tr -d '\r')
 grep -qx "grpc-status: 0" <<<"$answer" || { echo "bench-challenge: the request does not succeed:" >&2; echo "$answer" >&2; exit 1; }
 
+# The machine is shared: say how busy it was, since h2load and attestd compete with everything else for the cores.
+echo "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "attestd $(git describe --always --dirty 2>/dev/null || echo '?'), $(nproc) cores, h2load -n $requests -c $connections -m $streams (gRPC GenerateAppAttestChallenge, h2c)"
 h2load -n "$warmup" -c "$connections" -m "$streams" "${grpc[@]}" "$url" >"$work/warmup.txt" || { cat "$work/warmup.txt"; exit 1; }
 h2load -n "$requests" -c "$connections" -m "$streams" --log-file="$work/requests.log" "${grpc[@]}" "$url" >"$work/run.txt" \

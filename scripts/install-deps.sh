@@ -4,6 +4,7 @@ set -euo pipefail
 packages=(
   pkg-config libssl-dev libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler libhttp-parser-dev
   nghttp2-client curl openssl python3-venv gnuplot-nox
+  libsqlite3-dev libhiredis-dev redis-server haproxy
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,6 @@
 import Glibc
 
-/// One time-bounded measurement: run an operation for about `seconds`, count how many completed.
+/// One measurement: how many operations completed in how much time.
 struct Measurement {
     var name: String
     var operations: Int
@@ -10,35 +10,58 @@ struct Measurement {
     var microsecondsPerOperation: Double { seconds * 1_000_000 / Double(operations) }
 }
 
+/// A named operation; `operation(i)` performs the i-th one.
+struct Benchmark {
+    var key: String
+    var name: String
+    var operation: (Int) -> Void
+}
+
 enum Stopwatch {
-    /// Monotonic seconds.
+    /// CPU seconds consumed by this thread. Time spent preempted by other processes is not counted, so the rates
+    /// measure the work itself even on a machine shared with other builds and tests.
     static func now() -> Double {
         var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
-    /// Calls `operation(i)` for i = 0, 1, … for a short warm-up, then for `seconds`, checking the clock every few
-    /// calls so that reading it costs nothing measurable beside a signature verification.
-    static func measure(_ name: String, seconds: Double, _ operation: (Int) -> Void) -> Measurement {
-        let warmUpEnd = now() + min(0.25, seconds / 10)
-        var index = 0
-        while now() < warmUpEnd {
-            operation(index)
-            index += 1
-        }
-        let start = now()
-        let end = start + seconds
-        var count = 0
-        var finished = start
-        while finished < end {
-            for _ in 0..<8 {
-                operation(index)
-                index += 1
+    /// Measures every benchmark for about `seconds` of CPU time each, interleaved: round-robin batches of about
+    /// `sliceSeconds`, so that a baseline and the rate compared with it are measured under the same conditions
+    /// (caches, clock frequency, memory bandwidth shared with other work). Each benchmark's batch size is
+    /// calibrated in a warm-up.
+    static func interleaved(
+        _ benchmarks: [Benchmark], seconds: Double, sliceSeconds: Double = 0.01
+    ) -> [String: Measurement] {
+        var batch: [Int] = []
+        var next = [Int](repeating: 0, count: benchmarks.count)
+        for (index, benchmark) in benchmarks.enumerated() {
+            let start = now()
+            var count = 0
+            while now() - start < max(0.05, sliceSeconds) {
+                benchmark.operation(count)
+                count += 1
             }
-            count += 8
-            finished = now()
+            next[index] = count
+            batch.append(max(1, Int(Double(count) * sliceSeconds / (now() - start))))
         }
-        return Measurement(name: name, operations: count, seconds: finished - start)
+        var operations = [Int](repeating: 0, count: benchmarks.count)
+        var elapsed = [Double](repeating: 0, count: benchmarks.count)
+        while elapsed.min()! < seconds {
+            for (index, benchmark) in benchmarks.enumerated() where elapsed[index] < seconds {
+                let start = now()
+                for _ in 0..<batch[index] {
+                    benchmark.operation(next[index])
+                    next[index] += 1
+                }
+                elapsed[index] += now() - start
+                operations[index] += batch[index]
+            }
+        }
+        var results: [String: Measurement] = [:]
+        for (index, benchmark) in benchmarks.enumerated() {
+            results[benchmark.key] = Measurement(name: benchmark.name, operations: operations[index], seconds: elapsed[index])
+        }
+        return results
     }
 }

@@ -2,21 +2,12 @@ import AppAttest
 import Crypto
 
 // attestd-verify-bench: single-thread verification rates beside OpenSSL's own ECDSA verify rates, measured in
-// the same run. `swift run -c release attestd-verify-bench [--seconds S] [--rounds R] [--count N] [--json]`.
-//
-// Every measurement runs once per round, the rounds interleaved, and the best round counts: on a machine shared
-// with other work, interference only ever slows a round down, so the fastest is the closest to the real cost,
-// and interleaving keeps a baseline and the rate compared with it from being measured under different loads.
+// the same run, in thread CPU time, interleaved in 10 ms slices so that each ratio compares rates measured under
+// the same conditions.
+// `swift run -c release attestd-verify-bench [--seconds S] [--count N] [--json]`.
 
 let options = BenchOptions(CommandLine.arguments.dropFirst())
 let workload = Workload(count: options.count)
-
-/// A named operation; `operation(i)` performs the i-th one.
-struct Benchmark {
-    var key: String
-    var name: String
-    var operation: (Int) -> Void
-}
 
 func attestation(_ verifier: AttestationVerifier, _ inputs: [Workload.AttestationInput]) -> (Int) -> Void {
     { index in
@@ -71,14 +62,8 @@ let benchmarks: [Benchmark] = [
     },
 ]
 
-var best: [String: Measurement] = [:]
-for round in 1...options.rounds {
-    if !options.json { print("round \(round) of \(options.rounds)…") }
-    for benchmark in benchmarks {
-        let measured = Stopwatch.measure(benchmark.name, seconds: options.seconds, benchmark.operation)
-        if measured.perSecond > best[benchmark.key]?.perSecond ?? 0 { best[benchmark.key] = measured }
-    }
-}
+if !options.json { print("measuring \(benchmarks.count) rates for \(options.seconds) s each, interleaved…") }
+let best = Stopwatch.interleaved(benchmarks, seconds: options.seconds)
 
 let ratios = Report.ratios(best)
 if options.json {

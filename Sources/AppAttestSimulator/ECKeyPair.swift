@@ -15,14 +15,20 @@ final class ECKeyPair: @unchecked Sendable {
     /// The uncompressed point `04 || X || Y` (65 bytes for P-256, 97 for P-384).
     let publicPoint: [UInt8]
 
-    init(curve: Curve) {
+    /// A fresh key on `curve`.
+    convenience init(curve: Curve) {
         let context = OpenSSLCall.require(EVP_PKEY_CTX_new_from_name(nil, "EC", nil), "EVP_PKEY_CTX_new_from_name")
         defer { EVP_PKEY_CTX_free(context) }
         OpenSSLCall.require(EVP_PKEY_keygen_init(context) == 1, "EVP_PKEY_keygen_init")
         OpenSSLCall.require(EVP_PKEY_CTX_set_group_name(context, curve.rawValue) == 1, "EVP_PKEY_CTX_set_group_name")
         var generated: OpaquePointer?
         OpenSSLCall.require(EVP_PKEY_generate(context, &generated) == 1, "EVP_PKEY_generate")
-        pkey = generated!
+        self.init(adopting: generated!, curve: curve)
+    }
+
+    /// Takes ownership of `pkey`, an EC private key on `curve` (generated here or read from a file).
+    init(adopting pkey: OpaquePointer, curve: Curve) {
+        self.pkey = pkey
         self.curve = curve
         var point = [UInt8](repeating: 0, count: 133)
         var length = 0

@@ -60,6 +60,12 @@ final class IssuedCertificate: @unchecked Sendable {
         self.der = OpenSSLCall.encode("i2d_X509") { i2d_X509(x509, $0) }
     }
 
+    /// Takes ownership of `x509`, a certificate the simulator issued earlier and read back from a file.
+    init(adopting x509: OpaquePointer) {
+        self.x509 = x509
+        self.der = OpenSSLCall.encode("i2d_X509") { i2d_X509(x509, $0) }
+    }
+
     deinit { X509_free(x509) }
 
     private static func add(_ item: Extension, to x509: OpaquePointer) {

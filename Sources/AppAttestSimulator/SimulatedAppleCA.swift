@@ -11,8 +11,17 @@ public final class SimulatedAppleCA: Sendable {
     public var intermediateDER: [UInt8] { intermediate.der }
 
     let root: IssuedCertificate
+    let rootKey: ECKeyPair
     let intermediate: IssuedCertificate
     let intermediateKey: ECKeyPair
+
+    /// A hierarchy made earlier, read back from files (`SimulatedAppleCA+Files.swift`).
+    init(root: IssuedCertificate, rootKey: ECKeyPair, intermediate: IssuedCertificate, intermediateKey: ECKeyPair) {
+        self.root = root
+        self.rootKey = rootKey
+        self.intermediate = intermediate
+        self.intermediateKey = intermediateKey
+    }
 
     /// Creates a root and an intermediate, both valid from `validFrom` to `validUntil` (seconds since the Unix
     /// epoch; by default ten years back to twenty years ahead, so tests may pin any plausible time).
@@ -30,6 +39,7 @@ public final class SimulatedAppleCA: Sendable {
         let notBefore = validFrom ?? now - 10 * 365 * SimulatedClock.day
         let notAfter = validUntil ?? now + 20 * 365 * SimulatedClock.day
         let rootKey = ECKeyPair(curve: .p384)
+        self.rootKey = rootKey
         root = IssuedCertificate(
             .init(
                 subject: [("CN", "\(name) App Attestation Root CA"), ("O", "attestd simulator"), ("ST", "California")],

@@ -27,12 +27,18 @@ public final class SimulatedKey: Sendable {
     public var counter: UInt32 { storedCounter.withLock { $0 } }
 
     let pair: ECKeyPair
-    private let storedCounter = Mutex<UInt32>(0)
+    private let storedCounter: Mutex<UInt32>
 
-    init() {
-        pair = ECKeyPair(curve: .p256)
+    convenience init() {
+        self.init(pair: ECKeyPair(curve: .p256), counter: 0)
+    }
+
+    /// A key with `pair` (P-256) whose last assertion used `counter`: a new one, or one read back from a file.
+    init(pair: ECKeyPair, counter: UInt32) {
+        self.pair = pair
         publicKey = pair.publicPoint
         keyID = SHA256.hash(publicKey)
+        storedCounter = Mutex(counter)
     }
 
     /// The key's COSE_Key encoding, exactly as Apple writes it in authenticator data:

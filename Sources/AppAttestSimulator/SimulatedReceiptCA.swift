@@ -22,9 +22,24 @@ public final class SimulatedReceiptCA: Sendable {
     public var signingCertificateDER: [UInt8] { signer.der }
 
     let root: IssuedCertificate
+    let rootKey: ECKeyPair
     let intermediate: IssuedCertificate
+    let intermediateKey: ECKeyPair
     let signer: IssuedCertificate
     let signerKey: ECKeyPair
+
+    /// A hierarchy made earlier, read back from files (`SimulatedReceiptCA+Files.swift`).
+    init(
+        root: IssuedCertificate, rootKey: ECKeyPair, intermediate: IssuedCertificate, intermediateKey: ECKeyPair,
+        signer: IssuedCertificate, signerKey: ECKeyPair
+    ) {
+        self.root = root
+        self.rootKey = rootKey
+        self.intermediate = intermediate
+        self.intermediateKey = intermediateKey
+        self.signer = signer
+        self.signerKey = signerKey
+    }
 
     /// Creates the three certificates, valid from `validFrom` to `validUntil` (seconds since the Unix epoch; by
     /// default ten years back to twenty years ahead); `signerValidUntil` lets a test expire the signing
@@ -34,6 +49,7 @@ public final class SimulatedReceiptCA: Sendable {
         let notBefore = validFrom ?? now - 10 * 365 * SimulatedClock.day
         let notAfter = validUntil ?? now + 20 * 365 * SimulatedClock.day
         let rootKey = ECKeyPair(curve: .p384)
+        self.rootKey = rootKey
         root = IssuedCertificate(
             .init(
                 subject: [("CN", "\(name) Root CA - G3"), ("OU", "attestd simulator"), ("O", "attestd"), ("C", "US")],
@@ -46,6 +62,7 @@ public final class SimulatedReceiptCA: Sendable {
                 signatureDigest: "SHA384"),
             issuer: nil)
         let intermediateKey = ECKeyPair(curve: .p256)
+        self.intermediateKey = intermediateKey
         intermediate = IssuedCertificate(
             .init(
                 subject: [("CN", "\(name) Application Integration CA 5 - G1"), ("OU", "attestd simulator"), ("O", "attestd"), ("C", "US")],

@@ -101,7 +101,7 @@ struct CMSMessage {
     /// attributes, after checking that their content type and message digest match the content.
     func hasValidSignature() -> Bool {
         guard let certificate = DERCertificate(signedData.signerDER),
-              certificate.publicKeyAlgorithm == "1.2.840.10045.2.1", certificate.publicKeyParameter == "1.2.840.10045.3.1.7",
+              certificate.hasUncompressedP256Key,
               let key = try? Self.signerKeys.key(p256UncompressedPoint: Array(certificate.publicKey))
         else { return false }
         guard let signedAttributes, let attributes else {

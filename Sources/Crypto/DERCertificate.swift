@@ -20,8 +20,10 @@ public struct DERCertificate: Sendable {
     public let encoded: [UInt8]
     /// `tbsCertificate`, header included: the bytes the issuer signed.
     public let tbsCertificate: ArraySlice<UInt8>
+    /// `signatureAlgorithm`'s OBJECT IDENTIFIER contents.
+    public let signatureAlgorithmContents: ArraySlice<UInt8>
     /// `signatureAlgorithm`, dotted.
-    public let signatureAlgorithm: String
+    public var signatureAlgorithm: String { DERReader.dotted(signatureAlgorithmContents) ?? "" }
     /// The signature (the BIT STRING's bytes: DER ECDSA for the algorithms this project meets).
     public let signature: ArraySlice<UInt8>
     /// The serial number's INTEGER contents.
@@ -33,9 +35,22 @@ public struct DERCertificate: Sendable {
     /// Validity, Unix seconds.
     public let notBefore: Int64
     public let notAfter: Int64
-    /// The public key algorithm and its parameter (the curve for EC keys), dotted.
-    public let publicKeyAlgorithm: String
-    public let publicKeyParameter: String?
+    /// The public key algorithm and its parameter (the curve for EC keys), as OBJECT IDENTIFIER contents.
+    public let publicKeyAlgorithmContents: ArraySlice<UInt8>
+    public let publicKeyParameterContents: ArraySlice<UInt8>?
+    /// The public key algorithm and its parameter, dotted.
+    public var publicKeyAlgorithm: String { DERReader.dotted(publicKeyAlgorithmContents) ?? "" }
+    public var publicKeyParameter: String? { publicKeyParameterContents.flatMap { DERReader.dotted($0) } }
+
+    /// True when the key is an uncompressed P-256 point (id-ecPublicKey, prime256v1, 65 bytes from 04).
+    public var hasUncompressedP256Key: Bool {
+        publicKeyAlgorithmContents.elementsEqual(Self.ecPublicKey) && publicKeyParameterContents?.elementsEqual(Self.prime256v1) == true
+            && publicKey.count == 65 && publicKey.first == 0x04
+    }
+
+    /// id-ecPublicKey (1.2.840.10045.2.1) and prime256v1 (1.2.840.10045.3.1.7).
+    static let ecPublicKey: [UInt8] = [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01]
+    static let prime256v1: [UInt8] = [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07]
     /// The subjectPublicKey bytes: the X9.62 point for EC keys.
     public let publicKey: ArraySlice<UInt8>
     /// The extensions, in certificate order.
@@ -52,9 +67,9 @@ public struct DERCertificate: Sendable {
               bits.first == 0
         else { return nil }
         var algorithmReader = DERReader(algorithm)
-        guard let signatureOID = algorithmReader.readObjectIdentifier() else { return nil }
+        guard let signatureOID = algorithmReader.read(tag: 0x06), !signatureOID.isEmpty else { return nil }
         tbsCertificate = tbs.encoded
-        signatureAlgorithm = signatureOID
+        signatureAlgorithmContents = signatureOID
         signature = bits.dropFirst()
 
         var fields = DERReader(tbs.contents)
@@ -82,9 +97,9 @@ public struct DERCertificate: Sendable {
               keyBits.first == 0
         else { return nil }
         var keyAlgorithmReader = DERReader(keyAlgorithm)
-        guard let keyOID = keyAlgorithmReader.readObjectIdentifier() else { return nil }
-        publicKeyAlgorithm = keyOID
-        publicKeyParameter = keyAlgorithmReader.nextTag == 0x06 ? keyAlgorithmReader.readObjectIdentifier() : nil
+        guard let keyOID = keyAlgorithmReader.read(tag: 0x06), !keyOID.isEmpty else { return nil }
+        publicKeyAlgorithmContents = keyOID
+        publicKeyParameterContents = keyAlgorithmReader.nextTag == 0x06 ? keyAlgorithmReader.read(tag: 0x06) : nil
         publicKey = keyBits.dropFirst()
 
         // Unique identifiers [1] and [2] may precede the extensions [3].

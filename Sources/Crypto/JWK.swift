@@ -36,7 +36,8 @@ public struct JWK: Sendable, Hashable {
         self.crv = crv
         self.x = x
         self.y = y
-        self.kid = Base64URL.encode(SHA256.hash(Array(Self.thumbprintInput(kty: kty, n: n, e: e, crv: crv, x: x, y: y).utf8)))
+        let thumbprintInput = Self.thumbprintInput(kty: kty, n: n, e: e, crv: crv, x: x, y: y)
+        self.kid = Base64URL.encode(SHA256.hash(Array(thumbprintInput.utf8)))
     }
 
     /// The key as a JSON object: `{"kty":…,"use":"sig","alg":…,"kid":…,"n":…,"e":…}` or with `crv`/`x`/`y`.

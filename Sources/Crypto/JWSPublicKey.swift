@@ -13,12 +13,13 @@ public final class JWSPublicKey: @unchecked Sendable {
     /// Reads a PEM `PUBLIC KEY` (SubjectPublicKeyInfo) or the public key of a PEM `CERTIFICATE`.
     public convenience init(pem: String) throws(PublicKeyError) {
         PEM.clearErrors()
-        if let key = PEM.withReadBIO(pem, { PEM_read_bio_PUBKEY($0, nil, nil, nil) }) ?? nil {
+        if let key = PEM.withReadBIO(pem, { PEM_read_bio_PUBKEY($0, nil, { _, _, _, _ in 0 }, nil) }) ?? nil {
             try self.init(owning: key)
             return
         }
         PEM.clearErrors()
-        guard let certificate = PEM.withReadBIO(pem, { PEM_read_bio_X509($0, nil, nil, nil) }) ?? nil else {
+        let certificate = PEM.withReadBIO(pem, { PEM_read_bio_X509($0, nil, { _, _, _, _ in 0 }, nil) }) ?? nil
+        guard let certificate else {
             throw PublicKeyError.unreadable.with(detail: PEM.drainErrors())
         }
         defer { X509_free(certificate) }

@@ -12,10 +12,11 @@ public final class PrivateKey: @unchecked Sendable {
     public let publicKey: JWSPublicKey
 
     /// Reads a PEM private key: PKCS#8 (`PRIVATE KEY`) or traditional (`RSA PRIVATE KEY`, `EC PRIVATE KEY`),
-    /// unencrypted.
+    /// unencrypted. An encrypted key is refused as unreadable.
     public convenience init(pem: String) throws(PrivateKeyError) {
         PEM.clearErrors()
-        guard let key = PEM.withReadBIO(pem, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) ?? nil else {
+        // The callback answers "no passphrase": without one OpenSSL would prompt on the terminal, blocking a server.
+        guard let key = PEM.withReadBIO(pem, { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }) ?? nil else {
             throw PrivateKeyError.unreadable.with(detail: PEM.drainErrors())
         }
         try self.init(owning: key)
@@ -29,7 +30,7 @@ public final class PrivateKey: @unchecked Sendable {
         case .rs256: context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil)
         case .es256: context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil)
         }
-        guard let context else { throw PrivateKeyError.signingFailed.with(detail: PEM.drainErrors()) }
+        guard let context else { throw PrivateKeyError.generationFailed.with(detail: PEM.drainErrors()) }
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer? = nil
         let configured: Bool
@@ -38,7 +39,7 @@ public final class PrivateKey: @unchecked Sendable {
         case .es256: configured = EVP_PKEY_keygen_init(context) == 1 && EVP_PKEY_CTX_set_group_name(context, "P-256") == 1
         }
         guard configured, EVP_PKEY_generate(context, &key) == 1, let key else {
-            throw PrivateKeyError.signingFailed.with(detail: PEM.drainErrors())
+            throw PrivateKeyError.generationFailed.with(detail: PEM.drainErrors())
         }
         return try PrivateKey(owning: key)
     }

@@ -1,6 +1,6 @@
 /// Why a private key could not be loaded or used.
 public struct PrivateKeyError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Code: String, Sendable { case unreadable, unsupported, tooWeak, signingFailed }
+    private enum Code: String, Sendable { case unreadable, unsupported, tooWeak, signingFailed, generationFailed }
     private let code: Code
     /// What OpenSSL said, when it said something; not part of equality.
     public let detail: String
@@ -18,6 +18,8 @@ public struct PrivateKeyError: Error, Sendable, Equatable, CustomStringConvertib
     public static let tooWeak = PrivateKeyError(.tooWeak)
     /// OpenSSL refused to sign (out of memory, or a key it cannot use).
     public static let signingFailed = PrivateKeyError(.signingFailed)
+    /// OpenSSL could not generate a new key.
+    public static let generationFailed = PrivateKeyError(.generationFailed)
 
     func with(detail: String) -> PrivateKeyError { PrivateKeyError(code, detail) }
 

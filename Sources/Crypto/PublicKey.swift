@@ -118,6 +118,13 @@ public final class PublicKey: @unchecked Sendable {
         return result == 1
     }
 
+    /// Runs one verification setup so that OpenSSL converts a key decoded the legacy way (as `X509_get_pubkey`
+    /// returns it) to its provider form now, while one thread holds it, rather than lazily under concurrent use.
+    func prepareForSharing() {
+        _ = isValidSignature([UInt8](), for: [UInt8](), digest: .sha256)
+        _ = isValidSignature([UInt8](), for: [UInt8](), digest: .sha384)
+    }
+
     private static let publicKeySelection: Int32 = 0x86
 }
 

@@ -120,7 +120,7 @@ public final class TrustStore: Sendable {
     private static func isIssued(_ leaf: DERCertificate, by subject: [UInt8], key: PublicKey, at time: Int64) -> Bool {
         guard leaf.issuer.elementsEqual(subject), leaf.isValid(at: time),
               leaf.extensions.allSatisfy({ !$0.critical || understoodCriticalExtensions.contains(Array($0.oidContents)) }),
-              let digest = signatureDigests[leaf.signatureAlgorithm]
+              let digest = signatureDigests[Array(leaf.signatureAlgorithmContents)]
         else { return false }
         return key.isValidSignature(leaf.signature, for: leaf.tbsCertificate, digest: digest)
     }
@@ -128,8 +128,8 @@ public final class TrustStore: Sendable {
     /// keyUsage, basicConstraints, extKeyUsage: what OpenSSL would accept as critical on a leaf with no purpose set.
     private static let understoodCriticalExtensions: Set<[UInt8]> = [[0x55, 0x1d, 0x0f], [0x55, 0x1d, 0x13], [0x55, 0x1d, 0x25]]
     /// ecdsa-with-SHA256 and ecdsa-with-SHA384.
-    private static let signatureDigests: [String: SignatureDigest] = [
-        "1.2.840.10045.4.3.2": .sha256, "1.2.840.10045.4.3.3": .sha384,
+    private static let signatureDigests: [[UInt8]: SignatureDigest] = [
+        [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02]: .sha256, [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x03]: .sha384,
     ]
 
     /// Empties the cache (the counters are kept).
@@ -202,6 +202,7 @@ public final class TrustStore: Sendable {
             let certificate = chain[index]
             window = window.intersection(Window(certificate))
             if let key = certificate.publicKey, let fields = DERCertificate(certificate.derEncoded) {
+                key.prepareForSharing()
                 insert(
                     SHA256.hash(certificate.derEncoded),
                     Entry(window: window, subject: Array(fields.subject), issuerKey: key))

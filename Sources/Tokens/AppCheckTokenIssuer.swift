@@ -1,5 +1,4 @@
 public import Crypto
-import Observability
 
 /// Mints App Check tokens: JWTs that the Firebase Admin SDKs and any JWT library accept against our JWKS.
 ///
@@ -24,26 +23,37 @@ public struct AppCheckTokenIssuer: Sendable {
         appID: String, projectNumber: String, projectID: String, lifetime: TokenLifetime, now: Int64
     ) throws(PrivateKeyError) -> MintedAppCheckToken {
         let signer = keys.signing
-        let jti = Base64URL.encode(SecureRandom.bytes(count: 16))
+        var jtiBytes = [UInt8]()
+        Base64URL.append(SecureRandom.bytes(count: 16), to: &jtiBytes)
         let expiresAt = now + lifetime.seconds
-        var claims = "{\"iss\":"
-        claims.reserveCapacity(256 + appID.utf8.count + issuerPrefix.utf8.count)
-        JSONString.append(issuerPrefix + projectNumber, to: &claims)
-        claims.append(",\"sub\":")
-        JSONString.append(appID, to: &claims)
-        claims.append(",\"aud\":[")
-        JSONString.append("projects/" + projectNumber, to: &claims)
-        claims.append(",")
-        JSONString.append("projects/" + projectID, to: &claims)
-        claims.append("],\"iat\":\(now),\"exp\":\(expiresAt),\"jti\":\"\(jti)\"}")
 
-        var token = signer.encodedHeader
-        token.reserveCapacity(token.count + claims.utf8.count * 4 / 3 + 400)
+        var claims = [UInt8]()
+        claims.reserveCapacity(192 + 2 * appID.utf8.count + 2 * issuerPrefix.utf8.count + 4 * projectID.utf8.count)
+        JSONBytes.appendRaw("{\"iss\":", to: &claims)
+        JSONBytes.appendString(issuerPrefix + projectNumber, to: &claims)
+        JSONBytes.appendRaw(",\"sub\":", to: &claims)
+        JSONBytes.appendString(appID, to: &claims)
+        JSONBytes.appendRaw(",\"aud\":[", to: &claims)
+        JSONBytes.appendString("projects/" + projectNumber, to: &claims)
+        JSONBytes.appendRaw(",", to: &claims)
+        JSONBytes.appendString("projects/" + projectID, to: &claims)
+        JSONBytes.appendRaw("],\"iat\":", to: &claims)
+        JSONBytes.appendInteger(now, to: &claims)
+        JSONBytes.appendRaw(",\"exp\":", to: &claims)
+        JSONBytes.appendInteger(expiresAt, to: &claims)
+        JSONBytes.appendRaw(",\"jti\":\"", to: &claims)
+        claims.append(contentsOf: jtiBytes)
+        JSONBytes.appendRaw("\"}", to: &claims)
+
+        var token = [UInt8]()
+        token.reserveCapacity(signer.encodedHeader.count + claims.count * 4 / 3 + 360)
+        token.append(contentsOf: signer.encodedHeader)
         token.append(UInt8(ascii: "."))
-        Base64URL.append(Array(claims.utf8), to: &token)
+        Base64URL.append(claims, to: &token)
         let signature = try signer.privateKey.sign(token)
         token.append(UInt8(ascii: "."))
         Base64URL.append(signature, to: &token)
+        let jti = String(decoding: jtiBytes, as: UTF8.self)
         return MintedAppCheckToken(
             token: String(decoding: token, as: UTF8.self), lifetime: lifetime, issuedAt: now, expiresAt: expiresAt, jti: jti)
     }

@@ -4,22 +4,15 @@ public import Crypto
 /// and a little stricter: `typ` JWT, `alg` that of the key named by `kid`, the signature, `exp` (no leeway), `iat`
 /// not in the future beyond a small clock skew, `iss` our prefix plus a project, `aud` an array naming the project.
 public struct AppCheckTokenVerifier: Sendable {
-    private struct Claims: Decodable {
-        let iss: String
-        let sub: String
-        let aud: Audience
-        let iat: Int64
-        let exp: Int64
-        let jti: String
-    }
-
     private let keys: [String: JWSPublicKey]
     public let issuerPrefix: String
     /// How far in the future `iat` may be, in seconds: clocks of a cluster's nodes differ a little.
     public let allowedClockSkew: Int64
 
     /// - Parameter keys: every public key whose tokens are accepted, looked up by their RFC 7638 `kid`.
-    public init(keys: [JWSPublicKey], issuerPrefix: String = AppCheckTokenIssuer.firebaseIssuerPrefix, allowedClockSkew: Int64 = 60) {
+    public init(
+        keys: [JWSPublicKey], issuerPrefix: String = AppCheckTokenIssuer.firebaseIssuerPrefix, allowedClockSkew: Int64 = 60
+    ) {
         self.keys = Dictionary(keys.map { ($0.jwk.kid, $0) }, uniquingKeysWith: { first, _ in first })
         self.issuerPrefix = issuerPrefix
         self.allowedClockSkew = allowedClockSkew
@@ -27,27 +20,33 @@ public struct AppCheckTokenVerifier: Sendable {
 
     /// A verifier for the tokens of `keys` (all of them, so tokens from rotated-out signers still pass while their
     /// key is in the set).
-    public init(keys: SigningKeySet, issuerPrefix: String = AppCheckTokenIssuer.firebaseIssuerPrefix, allowedClockSkew: Int64 = 60) {
+    public init(
+        keys: SigningKeySet, issuerPrefix: String = AppCheckTokenIssuer.firebaseIssuerPrefix, allowedClockSkew: Int64 = 60
+    ) {
         self.init(keys: keys.publicKeys, issuerPrefix: issuerPrefix, allowedClockSkew: allowedClockSkew)
     }
 
-    /// The claims of `token` if it is valid at `now` (Unix seconds) for `project` (its number or its id, as in
-    /// `aud`); otherwise the first reason it is not.
+    /// The claims of `token` if it is valid at `now` (Unix seconds) for `project` (its number or its id, bare or as
+    /// the resource name `projects/<number or id>`); otherwise the first reason it is not.
     public func verify(_ token: String, project: String, now: Int64) throws(AppCheckTokenError) -> VerifiedAppCheckToken {
         guard let jws = CompactJWS(token) else { throw .malformed }
-        guard let algorithm = SigningAlgorithm(rawValue: jws.header.alg) else { throw .unsupportedAlgorithm }
-        guard jws.header.typ == "JWT" else { throw .wrongType }
-        guard let kid = jws.header.kid, let key = keys[kid] else { throw .unknownKey }
+        guard let algorithm = SigningAlgorithm(rawValue: jws.algorithm) else { throw .unsupportedAlgorithm }
+        guard jws.type == "JWT" else { throw .wrongType }
+        guard let kid = jws.keyID, let key = keys[kid] else { throw .unknownKey }
         guard key.algorithm == algorithm else { throw .unsupportedAlgorithm }
         guard key.isValidSignature(jws.signature, for: jws.signingInput) else { throw .badSignature }
 
-        guard let claims = jws.claims(Claims.self), !claims.sub.isEmpty else { throw .malformed }
-        guard now < claims.exp else { throw .expired }
-        guard claims.iat <= now + allowedClockSkew else { throw .issuedInFuture }
-        guard claims.iss.hasPrefix(issuerPrefix), claims.iss.count > issuerPrefix.count else { throw .wrongIssuer }
-        guard claims.aud.isArray, claims.aud.values.contains("projects/" + project) else { throw .wrongAudience }
+        guard let claims = jws.claims, let issuer = claims.string("iss"), let appID = claims.string("sub"), !appID.isEmpty,
+              let audience = claims.stringOrStrings("aud"), let issuedAt = claims.integer("iat"),
+              let expiresAt = claims.integer("exp"), let jti = claims.string("jti")
+        else { throw .malformed }
+        guard now < expiresAt else { throw .expired }
+        guard issuedAt <= now + allowedClockSkew else { throw .issuedInFuture }
+        guard issuer.hasPrefix(issuerPrefix), issuer.count > issuerPrefix.count else { throw .wrongIssuer }
+        let projectName = project.hasPrefix("projects/") ? project : "projects/" + project
+        guard audience.isArray, audience.values.contains(projectName) else { throw .wrongAudience }
         return VerifiedAppCheckToken(
-            appID: claims.sub, projectNumber: String(claims.iss.dropFirst(issuerPrefix.count)), audience: claims.aud.values,
-            jti: claims.jti, kid: kid, issuedAt: claims.iat, expiresAt: claims.exp)
+            appID: appID, projectNumber: String(issuer.dropFirst(issuerPrefix.count)), audience: audience.values,
+            jti: jti, kid: kid, issuedAt: issuedAt, expiresAt: expiresAt)
     }
 }

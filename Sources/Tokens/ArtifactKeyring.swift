@@ -35,7 +35,9 @@ public struct ArtifactKeyring: Sendable {
         plaintext.reserveCapacity(Self.fixedPlaintextCount + artifact.appID.utf8.count)
         plaintext.append(artifact.environment.rawValue)
         let attestedAt = UInt64(bitPattern: artifact.attestedAt)
-        for shift in stride(from: 56, through: 0, by: -8) { plaintext.append(UInt8(truncatingIfNeeded: attestedAt >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            plaintext.append(UInt8(truncatingIfNeeded: attestedAt >> UInt64(shift)))
+        }
         plaintext.append(contentsOf: artifact.keyID)
         plaintext.append(contentsOf: artifact.publicKey)
         plaintext.append(UInt8(artifact.appID.utf8.count))
@@ -46,7 +48,8 @@ public struct ArtifactKeyring: Sendable {
         var sealed = header
         sealed.reserveCapacity(Self.headerCount + AESGCM.nonceCount + plaintext.count + AESGCM.tagCount)
         sealed.append(contentsOf: nonce)
-        sealed.append(contentsOf: AESGCM.seal(plaintext, key: sealingKey.secret, nonce: nonce, authenticating: Self.domain + header))
+        sealed.append(
+            contentsOf: AESGCM.seal(plaintext, key: sealingKey.secret, nonce: nonce, authenticating: Self.domain + header))
         return sealed
     }
 

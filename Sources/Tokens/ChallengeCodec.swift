@@ -13,8 +13,9 @@ public struct ChallengeCodec: Sendable {
     static let nonceCount = 32
     private static let domain = Array("attestd challenge".utf8)
 
-    private let keys: [ChallengeKey]
-    private let signingKey: ChallengeKey
+    /// Each key with its HMAC state prepared once.
+    private let keys: [(id: UInt8, mac: HMACKey)]
+    private let signingKey: (id: UInt8, mac: HMACKey)
     /// How long a challenge stays valid after it is issued.
     public let ttlSeconds: Int64
 
@@ -23,8 +24,8 @@ public struct ChallengeCodec: Sendable {
     ///   - ttlSeconds: the challenge lifetime (300 s by default, as Firebase's fixtures show).
     public init(keys: [ChallengeKey], ttlSeconds: Int64 = 300) {
         precondition(!keys.isEmpty, "a challenge codec needs at least one key")
-        self.keys = keys
-        self.signingKey = keys[keys.count - 1]
+        self.keys = keys.map { (id: $0.id, mac: HMACKey($0.secret)) }
+        self.signingKey = self.keys[self.keys.count - 1]
         self.ttlSeconds = ttlSeconds
     }
 
@@ -35,7 +36,8 @@ public struct ChallengeCodec: Sendable {
         challenge.append(Self.version)
         challenge.append(signingKey.id)
         appendBigEndian(UInt64(bitPattern: now + ttlSeconds), to: &challenge)
-        challenge.append(contentsOf: SecureRandom.bytes(count: Self.nonceCount))
+        challenge.append(contentsOf: repeatElement(0, count: Self.nonceCount))
+        challenge.withUnsafeMutableBytes { SecureRandom.fill(UnsafeMutableRawBufferPointer(rebasing: $0[10...])) }
         challenge.append(contentsOf: tag(body: challenge[...], appID: appID, key: signingKey))
         return challenge
     }
@@ -53,12 +55,12 @@ public struct ChallengeCodec: Sendable {
         return OpenedChallenge(nonce: Array(challenge[10..<(10 + Self.nonceCount)]), expiresAt: expiresAt)
     }
 
-    private func tag(body: ArraySlice<UInt8>, appID: String, key: ChallengeKey) -> [UInt8] {
+    private func tag(body: ArraySlice<UInt8>, appID: String, key: (id: UInt8, mac: HMACKey)) -> [UInt8] {
         var message = Self.domain
         message.reserveCapacity(message.count + body.count + appID.utf8.count)
         message.append(contentsOf: body)
         message.append(contentsOf: appID.utf8)
-        return HMACSHA256.authenticate(message, key: key.secret)
+        return key.mac.authenticate(message)
     }
 
     private func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {

@@ -10,21 +10,6 @@ public struct CustomTokenVerifier: Sendable {
     /// The longest `exp - iat` accepted, in seconds.
     public static let maximumLifetime: Int64 = 300
 
-    private struct Claims: Decodable {
-        let iss: String
-        let sub: String
-        let aud: Audience
-        let appID: String
-        let iat: Int64
-        let exp: Int64
-        let ttl: String?
-
-        enum CodingKeys: String, CodingKey {
-            case iss, sub, aud, iat, exp, ttl
-            case appID = "app_id"
-        }
-    }
-
     private let serviceAccounts: [ServiceAccountKey]
     /// How far in the future `iat` may be, in seconds.
     public let allowedClockSkew: Int64
@@ -39,28 +24,31 @@ public struct CustomTokenVerifier: Sendable {
     /// reason it is not.
     public func verify(_ token: String, appID: String, now: Int64) throws(CustomTokenError) -> VerifiedCustomToken {
         guard let jws = CompactJWS(token) else { throw .malformed }
-        guard jws.header.alg == SigningAlgorithm.rs256.jwsName else { throw .unsupportedAlgorithm }
-        guard let claims = jws.claims(Claims.self) else { throw .malformed }
+        guard jws.algorithm == SigningAlgorithm.rs256.jwsName else { throw .unsupportedAlgorithm }
+        guard let claims = jws.claims, let issuer = claims.string("iss"), let subject = claims.string("sub"),
+              let audience = claims.stringOrStrings("aud"), let tokenAppID = claims.string("app_id"),
+              let issuedAt = claims.integer("iat"), let expiresAt = claims.integer("exp")
+        else { throw .malformed }
 
         // The claims only choose which keys to try; nothing in them is trusted until one verifies.
-        let candidates = serviceAccounts.filter { $0.email == nil || $0.email == claims.iss }
+        let candidates = serviceAccounts.filter { $0.email == nil || $0.email == issuer }
         guard !candidates.isEmpty else { throw .unknownServiceAccount }
         guard candidates.contains(where: { $0.publicKey.isValidSignature(jws.signature, for: jws.signingInput) }) else {
             throw .badSignature
         }
 
-        guard claims.iss == claims.sub, !claims.iss.isEmpty else { throw .wrongIssuer }
-        guard claims.aud.values == [Self.audience] else { throw .wrongAudience }
-        guard claims.appID == appID else { throw .wrongApp }
-        guard now < claims.exp else { throw .expired }
-        guard claims.iat <= now + allowedClockSkew else { throw .issuedInFuture }
-        guard claims.exp >= claims.iat, claims.exp - claims.iat <= Self.maximumLifetime else { throw .lifetimeTooLong }
+        guard issuer == subject, !issuer.isEmpty else { throw .wrongIssuer }
+        guard audience.values == [Self.audience] else { throw .wrongAudience }
+        guard tokenAppID == appID else { throw .wrongApp }
+        guard now < expiresAt else { throw .expired }
+        guard issuedAt <= now + allowedClockSkew else { throw .issuedInFuture }
+        guard expiresAt >= issuedAt, expiresAt - issuedAt <= Self.maximumLifetime else { throw .lifetimeTooLong }
         var lifetime: TokenLifetime? = nil
-        if let ttl = claims.ttl {
-            guard let parsed = TokenLifetime(duration: ttl) else { throw .badTTL }
+        if claims.members["ttl"] != nil {
+            guard let ttl = claims.string("ttl"), let parsed = TokenLifetime(duration: ttl) else { throw .badTTL }
             lifetime = parsed
         }
         return VerifiedCustomToken(
-            serviceAccount: claims.iss, appID: claims.appID, lifetime: lifetime, issuedAt: claims.iat, expiresAt: claims.exp)
+            serviceAccount: issuer, appID: tokenAppID, lifetime: lifetime, issuedAt: issuedAt, expiresAt: expiresAt)
     }
 }

@@ -20,7 +20,9 @@ public enum Keygen {
     /// and renamed, so a reader never sees half a key.
     /// - Returns: the paths written.
     @discardableResult
-    public static func write(into directory: String, signing algorithm: SigningAlgorithm, overwrite: Bool) throws(KeygenError) -> [String] {
+    public static func write(
+        into directory: String, signing algorithm: SigningAlgorithm, overwrite: Bool
+    ) throws(KeygenError) -> [String] {
         try prepare(directory)
         let names = [signingKeyFile, challengeKeyFile, artifactKeyFile]
         let paths = names.map { directory.hasSuffix("/") ? directory + $0 : directory + "/" + $0 }
@@ -45,7 +47,8 @@ public enum Keygen {
 
     /// An artifact key file's JSON with one fresh key, version 1.
     public static func artifactKeyJSON() -> String {
-        "{\"keys\":[{\"version\":1,\"key\":\"\(Data(SecureRandom.bytes(count: AESGCM.keyCount)).base64EncodedString())\"}]}\n"
+        let key = Data(SecureRandom.bytes(count: AESGCM.keyCount)).base64EncodedString()
+        return "{\"keys\":[{\"version\":1,\"key\":\"\(key)\"}]}\n"
     }
 
     private static func prepare(_ directory: String) throws(KeygenError) {
@@ -66,7 +69,9 @@ public enum Keygen {
     private static func writePrivateFile(_ path: String, _ text: String) throws(KeygenError) {
         let temporary = path + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw KeygenError.writeFailed.with(detail: "\(temporary): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw KeygenError.writeFailed.with(detail: "\(temporary): \(String(cString: strerror(errno)))")
+        }
         var text = text
         let complete = text.withUTF8 { bytes -> Bool in
             var offset = 0

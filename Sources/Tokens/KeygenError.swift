@@ -1,6 +1,8 @@
 /// Why `Keygen.write` wrote nothing (or, for `writeFailed`, not everything).
 public struct KeygenError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Code: String, Sendable { case fileExists, directoryNotPrivate, cannotCreateDirectory, writeFailed, keyGenerationFailed }
+    private enum Code: String, Sendable {
+        case fileExists, directoryNotPrivate, cannotCreateDirectory, writeFailed, keyGenerationFailed
+    }
     private let code: Code
     /// The path concerned and the system's reason; not part of equality.
     public let detail: String

@@ -12,3 +12,10 @@ public struct ServiceAccountKey: Sendable {
         self.publicKey = publicKey
     }
 }
+
+extension ServiceAccountKey {
+    /// A service account key from a PEM `PUBLIC KEY` or `CERTIFICATE`, as a project's configuration names it.
+    public init(email: String?, pem: String) throws(PublicKeyError) {
+        self.init(email: email, publicKey: try JWSPublicKey(pem: pem))
+    }
+}

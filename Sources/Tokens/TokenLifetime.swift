@@ -23,8 +23,9 @@ public struct TokenLifetime: Sendable, Hashable, CustomStringConvertible {
         guard text.hasSuffix("s") else { return nil }
         let number = text.dropLast()
         let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, !whole.isEmpty, whole.count <= 12, whole.allSatisfy({ $0.isASCII && $0.isNumber }),
-              parts.count == 1 || (parts[1].count >= 1 && parts[1].count <= 9 && parts[1].allSatisfy({ $0.isASCII && $0.isNumber })),
+        let isDigits = { (text: Substring) in text.allSatisfy { $0.isASCII && $0.isNumber } }
+        guard let whole = parts.first, (1...12).contains(whole.count), isDigits(whole),
+              parts.count == 1 || ((1...9).contains(parts[1].count) && isDigits(parts[1])),
               let seconds = Int64(whole)
         else { return nil }
         self.init(seconds: seconds)

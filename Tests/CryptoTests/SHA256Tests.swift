@@ -30,3 +30,23 @@ struct SHA256Tests {
         #expect(!ConstantTime.equals([1, 2] as [UInt8], [1, 2, 3] as [UInt8]))
     }
 }
+
+@Suite("Prepared HMAC keys")
+struct HMACKeyTests {
+    @Test("give the same tags as the one-shot HMAC, for short, block-sized and long keys and messages",
+          arguments: [0, 1, 32, 64, 65, 200])
+    func matchesOneShot(keyLength: Int) {
+        let key = (0..<keyLength).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        let prepared = HMACKey(key)
+        for messageLength in [0, 1, 55, 64, 100, 1000] {
+            let message = (0..<messageLength).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+            #expect(prepared.authenticate(message) == HMACSHA256.authenticate(message, key: key))
+        }
+    }
+
+    @Test("computes RFC 4231 test case 2")
+    func rfcVector() {
+        let tag = HMACKey(Array("Jefe".utf8)).authenticate(Array("what do ya want for nothing?".utf8))
+        #expect(tag.map { String(format: "%02x", $0) }.joined() == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+    }
+}

@@ -37,7 +37,7 @@ struct AppCheckTokenTests {
         let jti = try #require(claims["jti"] as? String)
         #expect(jti == minted.jti && (Base64URL.decode(jti)?.count ?? 0) >= 16)
 
-        for project in [number, projectID] {
+        for project in [number, projectID, "projects/\(number)", "projects/\(projectID)"] {
             let verified = try AppCheckTokenVerifier(keys: set).verify(minted.token, project: project, now: now + 10)
             #expect(verified == VerifiedAppCheckToken(
                 appID: app, projectNumber: number, audience: ["projects/\(number)", "projects/\(projectID)"], jti: jti,
@@ -78,6 +78,23 @@ struct AppCheckTokenTests {
         let set = try SigningKeySet(keys: [TestKeys.p256])
         let ids = try (0..<20).map { _ in try mint(set).jti }
         #expect(Set(ids).count == 20)
+    }
+
+    @Test("mints from many tasks at once with one issuer, every token distinct and valid")
+    func concurrentMinting() async throws {
+        let issuer = AppCheckTokenIssuer(keys: try SigningKeySet(keys: [TestKeys.p256]))
+        let verifier = AppCheckTokenVerifier(keys: issuer.keys)
+        let (app, number, projectID, now) = (app, number, projectID, now)
+        let tokens = await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<64 {
+                group.addTask {
+                    try? issuer.mint(appID: app, projectNumber: number, projectID: projectID, lifetime: .default, now: now).token
+                }
+            }
+            return await group.reduce(into: [String]()) { if let token = $1 { $0.append(token) } }
+        }
+        #expect(tokens.count == 64 && Set(tokens).count == 64)
+        for token in tokens { #expect(try verifier.verify(token, project: number, now: now).appID == app) }
     }
 
     @Test("keeps verifying a token signed by an old key while that key is in the set")

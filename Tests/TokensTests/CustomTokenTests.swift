@@ -40,7 +40,7 @@ struct CustomTokenTests {
         defer { scratch.remove() }
         try scratch.write("key.pem", Array(TestKeys.rsa.pem().utf8))
         let (_, certificate) = try OpenSSLTool.run(["req", "-new", "-x509", "-key", scratch.file("key.pem"), "-subj", "/CN=sa", "-days", "1"])
-        let anyEmail = CustomTokenVerifier(serviceAccounts: [ServiceAccountKey(email: nil, publicKey: try JWSPublicKey(pem: certificate))])
+        let anyEmail = CustomTokenVerifier(serviceAccounts: [try ServiceAccountKey(email: nil, pem: certificate)])
         #expect(try anyEmail.verify(token(iss: "other@x.iam.gserviceaccount.com", sub: "other@x.iam.gserviceaccount.com"), appID: app, now: now).serviceAccount
             == "other@x.iam.gserviceaccount.com")
     }

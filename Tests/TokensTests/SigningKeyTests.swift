@@ -1,5 +1,6 @@
 import Crypto
 import Testing
+import Tokens
 
 @Suite("Signing keys")
 struct SigningKeyTests {
@@ -29,6 +30,14 @@ struct SigningKeyTests {
         let ed25519 = try OpenSSLTool.generate(["genpkey", "-algorithm", "ED25519"])
         #expect(throws: PrivateKeyError.unsupported) { try PrivateKey(pem: ed25519) }
         #expect(throws: PrivateKeyError.unreadable) { try PrivateKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
+        let encrypted = try OpenSSLTool.generate([
+            "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-aes256", "-pass", "pass:secret",
+        ])
+        #expect(encrypted.contains("ENCRYPTED"))
+        #expect(throws: PrivateKeyError.unreadable, "refused without prompting for a passphrase") { try PrivateKey(pem: encrypted) }
+        #expect(throws: PublicKeyError.unreadable) { try JWSPublicKey(pem: "no key here") }
+        let p256Public = try PrivateKey.generate(.es256).publicKey.pem()
+        #expect(try JWSPublicKey(pem: p256Public).algorithm == .es256)
     }
 
     @Test("writes PKCS#8 PEM that reads back as the same key")
@@ -99,5 +108,19 @@ struct SigningKeyTests {
             }
             #expect(results.count == 64 && results.allSatisfy { $0 })
         }
+    }
+}
+
+@Suite("Compact JWS signing")
+struct JWSTests {
+    @Test("signs header and claims as three base64url segments over the standard signing input")
+    func signsCompactJWS() throws {
+        let token = try JWS.sign(header: "{\"alg\":\"ES256\",\"kid\":\"ABC123DEFG\"}", claims: "{\"iss\":\"TEAMID\",\"iat\":1}", with: TestKeys.p256)
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        #expect(parts.count == 3)
+        #expect(Base64URL.decode(parts[0]) == Array("{\"alg\":\"ES256\",\"kid\":\"ABC123DEFG\"}".utf8))
+        #expect(Base64URL.decode(parts[1]) == Array("{\"iss\":\"TEAMID\",\"iat\":1}".utf8))
+        let signature = try #require(Base64URL.decode(parts[2]))
+        #expect(TestKeys.p256.publicKey.isValidSignature(signature, for: Array("\(parts[0]).\(parts[1])".utf8)))
     }
 }

@@ -47,10 +47,10 @@ enum OpenSSLTool {
 
 /// Builds JWTs with any header and claims, for refusal tests.
 enum JWTBuilder {
+    /// Signed by `signer` through `JWS.sign`, or with an empty signature when `signer` is nil.
     static func token(header: String, claims: String, signer: PrivateKey?) throws -> String {
-        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
-        guard let signer else { return input + "." }
-        return input + "." + Base64URL.encode(try signer.sign(Array(input.utf8)))
+        guard let signer else { return Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8)) + "." }
+        return try JWS.sign(header: header, claims: claims, with: signer)
     }
 
     /// The JSON object in segment `index` (0 header, 1 claims) of `token`.

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import json
 import os
 import signal
 import socket
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from wire import APP_ID, PROJECT_ID, PROJECT_NUMBER
@@ -201,3 +204,66 @@ class AttestdServer:
                 return True
         except OSError:
             return False
+
+
+# The exchange tests' apps. The development app of base_config() is attested as DEV_APPLE_APP_ID; a production app
+# beside it (its own team and bundle) takes only production keys.
+DEV_APPLE_APP_ID = "DEVTEAM123.dev.attestd.example"
+PROD_APP_ID = f"1:{PROJECT_NUMBER}:ios:fedcba9876543210"
+PROD_APPLE_APP_ID = "PRODTEAM12.dev.attestd.production"
+PROD_ALLOWED_VALIDATION_CATEGORY = 1
+# A debug token as the iOS debug provider makes them (a UUID); the configuration holds only its SHA-256.
+DEBUG_TOKEN = "6f1c2a2e-8d3b-4b7e-9a57-3c0f5e2d9b41"
+SERVICE_ACCOUNT_EMAIL = f"attestd-e2e@{PROJECT_ID}.iam.gserviceaccount.com"
+# Not the default 3600 s, so a token's lifetime shows the app's configuration was honoured.
+DEV_TOKEN_TTL_SECONDS = 5400
+
+
+def exchange_config(
+    h2c_port: int,
+    tls_port: int | None,
+    app_attest_root: Path,
+    receipt_root: Path,
+    service_account_pem: str,
+    verifier: dict | None = None,
+) -> dict:
+    """base_config() set up for the token exchanges: the simulator's roots trusted, a debug token, a service
+    account (its public key PEM at `service_account_pem`, relative to the config), and a production app."""
+    config = base_config(h2c_port, tls_port)
+    config["trust"] = {"extraAppAttestRoots": [str(app_attest_root)], "extraReceiptRoots": [str(receipt_root)]}
+    if verifier is not None:
+        config["verifier"] = verifier
+    project = config["projects"][0]
+    development = project["apps"][0]
+    development["tokenTtlSeconds"] = DEV_TOKEN_TTL_SECONDS
+    development["debugTokenHashes"] = [hashlib.sha256(DEBUG_TOKEN.encode()).hexdigest()]
+    team, bundle = PROD_APPLE_APP_ID.split(".", 1)
+    project["apps"].append({
+        "appId": PROD_APP_ID, "teamId": team, "bundleIds": [bundle], "environment": "production",
+        # iOS 27 devices state a validation category; this app takes only PROD_ALLOWED_VALIDATION_CATEGORY.
+        "allowedValidationCategories": [PROD_ALLOWED_VALIDATION_CATEGORY],
+    })
+    project["serviceAccounts"] = [{"email": SERVICE_ACCOUNT_EMAIL, "publicKey": service_account_pem}]
+    return config
+
+
+@dataclass
+class ExchangeServer:
+    """An attestd started with exchange_config(), and what the tests need to know about its setup."""
+
+    server: AttestdServer
+    challenge_secret: bytes
+
+
+def write_challenge_key(directory: Path) -> bytes:
+    """Writes the challenge MAC key file base_config() names, with a fresh secret the tests know; returns it.
+
+    Knowing the secret lets a test craft a challenge attestd issued in every respect but its time (an expired
+    one) without waiting out the 30-second minimum TTL.
+    """
+    secret = os.urandom(32)
+    path = directory / "keys" / "challenge.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"keys": [{"id": 1, "secret": base64.b64encode(secret).decode()}]}))
+    path.chmod(0o600)
+    return secret

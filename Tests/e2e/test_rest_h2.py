@@ -50,6 +50,16 @@ def test_challenge_over_tls_with_alpn_h2(server: AttestdServer, tls_files: tuple
     assert_challenge(run.only)
 
 
+@pytest.mark.parametrize("version", ["1.2", "1.3"])
+def test_tls_versions_1_2_and_1_3_are_both_offered(server: AttestdServer, tls_files: tuple[Path, Path], version: str) -> None:
+    port = server.tls_port
+    options = ["--http2", f"--tlsv{version}", "--tls-max", version, "--cacert", str(tls_files[0]),
+               "--resolve", f"localhost:{port}:127.0.0.1"]
+    run = curl([f"https://localhost:{port}/healthz"], options)
+    assert f"SSL connection using TLSv{version}" in run.trace
+    assert run.only.status == 200
+
+
 def test_healthz_over_h2c(server: AttestdServer) -> None:
     transfer = curl([url(server, "/healthz")], H2C).only
     assert transfer.status == 200

@@ -121,3 +121,19 @@ def test_a_stream_that_never_finishes_does_not_hold_shutdown_past_the_grace_peri
     idle.settimeout(2)
     assert idle.recv(1) == b""
     idle.close()
+
+
+def test_sigterm_as_soon_as_the_port_accepts_is_already_graceful(server_factory: Callable[..., AttestdServer]) -> None:
+    # Once a listener accepts, an orchestrator may stop the process at any moment; the signal must then already
+    # mean "shut down gracefully", not the default action (death by signal). The window is short, so try often.
+    outcomes: list[int | str] = []
+    rounds = 20
+    for _ in range(rounds):
+        server = server_factory(shutdownGraceSeconds=2)
+        server.send_signal(signal.SIGTERM)
+        try:
+            outcomes.append(server.wait(timeout=server.grace_seconds + 3))
+        except subprocess.TimeoutExpired:
+            outcomes.append("still running")
+            server.kill()
+    assert outcomes == [0] * rounds, f"outcomes {outcomes} (negative: killed by that signal; 'still running': signal lost)"

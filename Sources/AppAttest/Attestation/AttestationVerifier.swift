@@ -14,9 +14,6 @@ public final class AttestationVerifier: Sendable {
     static let nonceExtensionOID = "1.2.840.113635.100.8.2"
     /// `SEQUENCE { [1] EXPLICIT OCTET STRING (32) }`: the bytes before the nonce in the extension value.
     static let nonceExtensionPrefix: [UInt8] = [0x30, 0x24, 0xA1, 0x22, 0x04, 0x20]
-    /// id-ecPublicKey and prime256v1.
-    static let ecPublicKeyOID = "1.2.840.10045.2.1"
-    static let p256OID = "1.2.840.10045.3.1.7"
 
     /// A verifier trusting `trustAnchorsDER` (Apple's App Attestation Root CA by default), applying `policy`, and
     /// checking receipts with `receiptVerifier`. `cacheCapacity` bounds the verified intermediates kept (0: none).
@@ -79,9 +76,7 @@ public final class AttestationVerifier: Sendable {
         }
 
         // 5. keyId = SHA-256 of the certificate's key as an X9.62 uncompressed point.
-        guard credCert.publicKeyAlgorithm == Self.ecPublicKeyOID, credCert.publicKeyParameter == Self.p256OID,
-              credCert.publicKey.count == 65, credCert.publicKey.first == 0x04
-        else {
+        guard credCert.hasUncompressedP256Key else {
             throw AppAttestError(.malformed("credCert.publicKey"), "the credential key is not an uncompressed P-256 point")
         }
         let point = Array(credCert.publicKey)

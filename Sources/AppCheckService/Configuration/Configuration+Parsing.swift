@@ -1,3 +1,4 @@
+import AppAttest
 import Foundation
 import Observability
 
@@ -34,7 +35,7 @@ extension Configuration {
     private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
         reader.rejectUnknownKeys(except: [
             "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "tokens", "verifier",
-            "trust", "projects",
+            "trust", "admin", "store", "projects",
         ])
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
 
@@ -103,6 +104,12 @@ extension Configuration {
             extraAppAttestRootPaths: (trustReader?.strings("extraAppAttestRoots", required: false) ?? []).map(resolve),
             extraReceiptRootPaths: (trustReader?.strings("extraReceiptRoots", required: false) ?? []).map(resolve))
 
+        let adminReader = reader.object("admin")
+        adminReader?.rejectUnknownKeys(except: ["tokenHashes"])
+        let admin = Admin(tokenHashes: adminReader.map { sha256Digests($0, "tokenHashes", what: "admin token") } ?? [])
+
+        let store = readStore(reader.object("store"), resolve: resolve)
+
         let projects = reader.objects("projects").map { project in
             project.rejectUnknownKeys(except: ["number", "id", "apps", "serviceAccounts"])
             let number = project.string("number") ?? ""
@@ -135,6 +142,8 @@ extension Configuration {
             tokens: Tokens(issuerPrefix: issuerPrefix),
             verifier: verifier,
             trust: trust,
+            admin: admin,
+            store: store,
             projects: projects)
     }
 
@@ -166,46 +175,72 @@ extension Configuration {
             }
         }
         let ttl = app.integer("tokenTtlSeconds", default: 3_600, in: 1_800...604_800)
-        let debugTokenHashes: [[UInt8]] = app.strings("debugTokenHashes", required: false).enumerated().compactMap { index, text in
+        let debugTokenHashes = sha256Digests(app, "debugTokenHashes", what: "debug token")
+        let categories = app.integers("allowedValidationCategories", in: 0...10).map { Set($0.map(UInt32.init)) }
+        return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
+                   debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories)
+    }
+
+    /// `store`: `{"kind":"memory"}` (the default), `{"kind":"sqlite","path":…,"durability":"processCrash"|"powerLoss"}`,
+    /// or `{"kind":"redis","redis":{host, port, username, password or passwordFile, database, keyPrefix, poolSize,
+    /// connectTimeoutMs, commandTimeoutMs}}`.
+    private static func readStore(_ reader: JSONFieldReader?, resolve: (String) -> String) -> Store {
+        guard let reader else { return .memory }
+        reader.rejectUnknownKeys(except: ["kind", "path", "durability", "redis"])
+        switch reader.string("kind") ?? "" {
+        case "memory":
+            return .memory
+        case "sqlite":
+            let durability = reader.string("durability", default: "processCrash") ?? "processCrash"
+            if durability != "processCrash" && durability != "powerLoss" {
+                reader.problem(reader.field("durability"), "must be processCrash or powerLoss")
+            }
+            return .sqlite(path: resolve(reader.string("path") ?? ""), survivesPowerLoss: durability == "powerLoss")
+        case "redis":
+            guard let redis = reader.object("redis", required: true) else { return .memory }
+            redis.rejectUnknownKeys(except: [
+                "host", "port", "username", "password", "passwordFile", "database", "keyPrefix", "poolSize",
+                "connectTimeoutMs", "commandTimeoutMs",
+            ])
+            var password = redis.string("password", default: "").flatMap { $0.isEmpty ? nil : $0 }
+            if let file = redis.string("passwordFile", default: "").flatMap({ $0.isEmpty ? nil : resolve($0) }) {
+                if let text = try? String(contentsOfFile: file, encoding: .utf8) {
+                    password = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                } else {
+                    redis.problem(redis.field("passwordFile"), "cannot be read")
+                }
+            }
+            return .redis(Redis(
+                host: redis.string("host", default: "127.0.0.1") ?? "127.0.0.1",
+                port: redis.integer("port", default: 6379, in: 1...65535),
+                username: redis.string("username", default: "").flatMap { $0.isEmpty ? nil : $0 },
+                password: password,
+                database: redis.integer("database", default: 0, in: 0...15),
+                keyPrefix: redis.string("keyPrefix", default: "attestd:") ?? "attestd:",
+                poolSize: redis.integer("poolSize", default: 8, in: 1...256),
+                connectTimeoutMilliseconds: redis.integer("connectTimeoutMs", default: 500, in: 10...60_000),
+                commandTimeoutMilliseconds: redis.integer("commandTimeoutMs", default: 500, in: 10...60_000)))
+        default:
+            reader.problem(reader.field("kind"), "must be memory, sqlite or redis")
+            return .memory
+        }
+    }
+
+    /// An optional list of SHA-256 digests written as 64 hex digits.
+    private static func sha256Digests(_ reader: JSONFieldReader, _ name: String, what: String) -> [[UInt8]] {
+        reader.strings(name, required: false).enumerated().compactMap { index, text in
             guard let digest = Hex.decode(text), digest.count == 32 else {
-                app.problem("\(app.field("debugTokenHashes"))[\(index)]", "must be the SHA-256 of the debug token, as 64 hex digits")
+                reader.problem("\(reader.field(name))[\(index)]", "must be the SHA-256 of the \(what), as 64 hex digits")
                 return nil
             }
             return digest
         }
-        let categories = app.integers("allowedValidationCategories", in: 0...10).map { Set($0.map(UInt32.init)) }
-        return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
-                   debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories)
     }
 
     private static func checkUnique(_ values: [String], what: String, reader: JSONFieldReader) {
         var seen = Set<String>()
         for value in values where !value.isEmpty && !seen.insert(value).inserted {
             reader.problem("projects", "\(what) \(value) appears more than once")
-        }
-    }
-}
-
-/// Hexadecimal text, for digests written in the configuration.
-enum Hex {
-    static func decode(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func value(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

@@ -13,7 +13,37 @@ public struct Configuration: Sendable {
     public var tokens: Tokens
     public var verifier: Verifier
     public var trust: Trust
+    public var admin: Admin
+    public var store: Store
     public var projects: [Project]
+
+    /// Where the shared state lives (consumed challenges and tokens, key counters, the key registry).
+    public enum Store: Sendable {
+        /// This process only: a restart forgets everything (tests, trials).
+        case memory
+        /// An embedded SQLite file (WAL): the default for one node; several processes on one host may share it.
+        case sqlite(path: String, survivesPowerLoss: Bool)
+        /// A Redis server shared by every node of a cluster.
+        case redis(Redis)
+    }
+
+    public struct Redis: Sendable {
+        public var host: String
+        public var port: Int
+        public var username: String?
+        public var password: String?
+        public var database: Int
+        public var keyPrefix: String
+        public var poolSize: Int
+        public var connectTimeoutMilliseconds: Int
+        public var commandTimeoutMilliseconds: Int
+    }
+
+    /// Who may call the operator RPCs (KeyService): holders of a bearer token whose SHA-256 is listed. Apps never
+    /// hold one. With none listed, those RPCs are disabled.
+    public struct Admin: Sendable {
+        public var tokenHashes: [[UInt8]]
+    }
 
     public struct Tokens: Sendable {
         /// `iss` is this prefix followed by the project number; Firebase's Admin SDKs require Firebase's prefix.

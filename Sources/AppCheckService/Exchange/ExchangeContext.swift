@@ -34,6 +34,14 @@ struct ExchangeContext: Sendable {
         return GRPCStatus(.permissionDenied, "App attestation failed.")
     }
 
+    /// An App Attest object refused by the verifier: INVALID_ARGUMENT when it is not even the CBOR envelope Apple
+    /// defines (a malformed request, contract §5), else the usual refusal. Both are counted by reason.
+    func refuse(app: String, _ error: AppAttestError, envelope: String, context: RPCContext) -> GRPCStatus {
+        let status = refuse(app: app, provider: .appAttest, reason: error.reason.name, detail: error.detail, context: context)
+        guard error.reason == .malformed(envelope) else { return status }
+        return GRPCStatus(.invalidArgument, "The \(envelope) is not a CBOR App Attest object.")
+    }
+
     /// The store could not answer: fail closed.
     func unavailable(_ error: StoreError, context: RPCContext) -> GRPCStatus {
         context.logger.error("state store unavailable", [("error", error.description)])

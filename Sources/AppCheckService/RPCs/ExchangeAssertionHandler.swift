@@ -51,7 +51,7 @@ struct ExchangeAssertionHandler: UnaryHandler {
                     clientDataHash: SHA256.hash(request.artifact, request.challenge), appIDs: app.verifierAppIDs,
                     previousCounter: record.counter)
             } catch {
-                throw refuse(error.reason.name, error.detail)
+                throw exchange.refuse(app: app.appID, error, envelope: "assertion", context: context)
             }
             guard try exchange.stored(context, { () throws(StoreError) in
                 try store.consumeChallenge(challenge.nonce, expiresAt: challenge.expiresAt)

@@ -32,7 +32,7 @@ struct ExchangeAttestationHandler: UnaryHandler {
                     clientDataHash: SHA256.hash(request.challenge), appIDs: app.verifierAppIDs,
                     environment: app.attestEnvironment)
             } catch {
-                throw exchange.refuse(app: app.appID, provider: .appAttest, reason: error.reason.name, detail: error.detail, context: context)
+                throw exchange.refuse(app: app.appID, error, envelope: "attestationObject", context: context)
             }
             if let allowed = app.configuration.allowedValidationCategories, let category = verified.extensions.validationCategory,
                !allowed.contains(category) {

@@ -52,15 +52,15 @@ final class ServiceRouter: HTTPHandler {
         let level: LogLevel = status.code == .ok ? .debug : .info
         guard logger.isEnabled(level) else { return }
         logger.log(level, "request", [
-            ("requestId", requestID ?? requestIDs.id(for: request)), ("method", method), ("path", request.path),
+            ("requestId", requestID ?? requestIDs.id(for: request).text), ("method", method), ("path", request.path),
             ("code", status.code.name), ("message", status.message), ("http", String(response.status)),
             ("peer", request.remoteAddress), ("micros", String(Int(seconds * 1e6))),
         ])
     }
 
     func context(for request: HTTPRequest, method: String, deadlineNanos: UInt64?) -> RPCContext {
-        let id = requestIDs.id(for: request)
-        return RPCContext(requestID: id, deadlineNanos: deadlineNanos, logger: logger.with("requestId", id).with("method", method))
+        RPCContext(id: requestIDs.id(for: request), method: method, deadlineNanos: deadlineNanos, logger: logger,
+                   authorization: request.headers["authorization"])
     }
 }
 
@@ -74,11 +74,11 @@ final class RequestIDGenerator: Sendable {
         prefix = String(UInt64.random(in: 0..<(1 << 32)), radix: 16)
     }
 
-    func id(for request: HTTPRequest) -> String {
+    func id(for request: HTTPRequest) -> RequestID {
         if let given = request.headers["x-request-id"], !given.isEmpty, given.utf8.count <= 64,
            given.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
-            return given
+            return .given(given)
         }
-        return prefix + "-" + String(counter.add(1, ordering: .relaxed).newValue, radix: 16)
+        return .generated(prefix: prefix, number: counter.add(1, ordering: .relaxed).newValue)
     }
 }

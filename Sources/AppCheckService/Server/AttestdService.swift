@@ -43,12 +43,13 @@ public final class AttestdService: Sendable {
             attestations: AttestationVerifier(
                 trustAnchorsDER: attestRoots, receiptVerifier: ReceiptVerifier(trustAnchorsDER: receiptRoots)),
             assertions: AssertionVerifier(),
-            store: MemoryStateStore(clock: { ExchangeContext.now() }),
+            store: try StateStores.open(configuration.store, logger: logger),
             pool: pool,
             failures: failures)
         let endpoints = EndpointTable.endpoints(.init(
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
-            customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects)))
+            customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
+            admin: AdminCredential(tokenHashes: configuration.admin.tokenHashes)))
 
         let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics"])
         let registry = MetricsRegistry()
@@ -85,16 +86,18 @@ public final class AttestdService: Sendable {
 
     /// Binds every listener, starts the event loops, and starts watching for SIGTERM and SIGINT.
     public func start() throws {
-        try server.start()
-        for address in server.boundAddresses {
-            logger.info("listening", [("address", address.host), ("port", String(address.port))])
-        }
+        // Signals are watched before the first listener binds: a SIGTERM that arrives as soon as the port accepts
+        // must already be a graceful shutdown, not the default action that kills the process.
         signals.withLock { signals in
             signals = ShutdownSignals { [self] number in
                 logger.info("shutting down", [("signal", number == 15 ? "SIGTERM" : "SIGINT"),
                                               ("graceSeconds", String(shutdownGraceSeconds))])
                 beginGracefulShutdown()
             }
+        }
+        try server.start()
+        for address in server.boundAddresses {
+            logger.info("listening", [("address", address.host), ("port", String(address.port))])
         }
     }
 

@@ -9,6 +9,7 @@ enum EndpointTable {
         let health: HealthState
         let signingKeys: SigningKeySet
         let customTokenVerifiers: [String: CustomTokenVerifier]
+        let admin: AdminCredential
     }
 
     static func endpoints(_ dependencies: Dependencies) -> [RPCEndpoint] {
@@ -36,7 +37,11 @@ enum EndpointTable {
             case .exchangeSafetyNetToken, .exchangeRecaptchaV3Token, .exchangeRecaptchaEnterpriseToken,
                  .generatePlayIntegrityChallenge, .exchangePlayIntegrityToken:
                 .unimplemented(rpc.method, reason: "\(rpc.rawValue) is not served: attestd serves Apple's providers only.")
-            case .exchangeDeviceCheckToken, .queryTwoBits, .updateTwoBits, .getAttestedKey, .revokeAttestedKey:
+            case .getAttestedKey:
+                RPCEndpoint(rpc.method, GetAttestedKeyHandler(exchange: exchange, admin: dependencies.admin))
+            case .revokeAttestedKey:
+                RPCEndpoint(rpc.method, RevokeAttestedKeyHandler(exchange: exchange, admin: dependencies.admin))
+            case .exchangeDeviceCheckToken, .queryTwoBits, .updateTwoBits:
                 .unimplemented(rpc.method, reason: "\(rpc.rawValue) is not available in this version of attestd yet.")
             }
         }

@@ -21,12 +21,14 @@ enum TrustAnchors {
 
     private static func extra(_ paths: [String], kind: String, logger: Logger) throws -> [[UInt8]] {
         try paths.map { path in
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                  let der = PEMCertificate.der(fromPEM: text) else {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw Problem(description: "\(path): cannot be read (for the simulator's roots, run `make run` or `attestd-sim init`)")
+            }
+            guard let der = PEMCertificate.der(fromPEM: text) else {
                 throw Problem(description: "\(path): not a PEM certificate")
             }
             logger.warning("trusting an extra \(kind) root: this node accepts objects that Apple did not sign",
-                           [("path", path), ("sha256", SHA256.hash(der).map { String(format: "%02x", $0) }.joined())])
+                           [("path", path), ("sha256", Hex.string(SHA256.hash(der)))])
             return der
         }
     }

@@ -93,6 +93,11 @@ public final class HTTPServer: Sendable {
                 threads.append(thread)
             }
             state = .running(loops: loops, threads: threads, bound: bound)
+            // A shutdown begun before the loops existed (a SIGTERM while starting) found none to tell: tell them now.
+            if context.isShuttingDown.load(ordering: .relaxed) {
+                let now = MonotonicClock.nanoseconds()
+                for loop in loops { loop.execute { loop.beginShutdown(deadline: now) } }
+            }
             context.logger.info(
                 "HTTP server started",
                 [("loops", String(loopCount)), ("listeners", bound.map { "\($0.host):\($0.port)" }.joined(separator: ","))])

@@ -1,0 +1,34 @@
+import Foundation
+import Observability
+import Storage
+
+/// Opens the state store the configuration names.
+enum StateStores {
+    static func open(_ store: Configuration.Store, logger: Logger) throws -> any StateStore {
+        switch store {
+        case .memory:
+            logger.warning("state is kept in memory: a restart forgets consumed challenges, counters and keys (set store)")
+            return MemoryStateStore(clock: { ExchangeContext.now() })
+        case .sqlite(let path, let survivesPowerLoss):
+            logger.info("state store: SQLite", [("path", path), ("durability", survivesPowerLoss ? "powerLoss" : "processCrash")])
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty && !FileManager.default.fileExists(atPath: directory) {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+            return try SQLiteStateStore(SQLiteConfiguration(path: path, durability: survivesPowerLoss ? .powerLoss : .processCrash))
+        case .redis(let redis):
+            logger.info("state store: Redis", [("host", redis.host), ("port", String(redis.port)), ("keyPrefix", redis.keyPrefix)])
+            let store = RedisStateStore(RedisConfiguration(
+                host: redis.host, port: redis.port, username: redis.username, password: redis.password,
+                database: redis.database, keyPrefix: redis.keyPrefix, poolSize: redis.poolSize,
+                connectTimeoutMilliseconds: redis.connectTimeoutMilliseconds,
+                commandTimeoutMilliseconds: redis.commandTimeoutMilliseconds))
+            // Not fatal: attestd fails closed (UNAVAILABLE) until Redis answers, and recovers by itself.
+            do { try store.ping() } catch {
+                logger.error("Redis is not answering yet; exchanges answer UNAVAILABLE until it does", [("error", error.description)])
+            }
+            return store
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Dispatch
+import Synchronization
+
+/// The connections of one node to Redis, used from the verifier threads. A connection that fails is dropped, and
+/// so are the idle ones made before it (after a server restart they are all dead); new connections are made on
+/// demand, but after a failed attempt no new one is tried until a backoff has passed, so while Redis is down every
+/// call fails at once (fail closed) and the pool recovers on its own once Redis answers again.
+final class RedisConnectionPool: Sendable {
+    private struct State: ~Copyable {
+        var idle: [RedisConnection] = []
+        var generation = 0
+        var failedAttempts = 0
+        var retryAt: ContinuousClock.Instant?
+        var lastFailure = ""
+    }
+
+    private let configuration: RedisConfiguration
+    private let state = Mutex(State())
+    /// One permit per connection the pool may have open.
+    private let permits: DispatchSemaphore
+
+    init(_ configuration: RedisConfiguration) {
+        self.configuration = configuration
+        permits = DispatchSemaphore(value: max(1, configuration.poolSize))
+    }
+
+    /// Runs `body` on a connection. A connection failure on a connection that had sat idle is retried once on a
+    /// new one: the idle one may have died with a server restart before this call reached it.
+    func withConnection<T>(_ body: (RedisConnection) throws(RedisFailure) -> T) throws(StoreError) -> T {
+        guard permits.wait(timeout: .now() + .milliseconds(configuration.commandTimeoutMilliseconds)) == .success else {
+            throw StoreError("redis: no free connection within \(configuration.commandTimeoutMilliseconds) ms")
+        }
+        defer { permits.signal() }
+        var retried = false
+        while true {
+            let (connection, reused) = try checkOut()
+            do throws(RedisFailure) {
+                let result = try body(connection)
+                checkIn(connection)
+                return result
+            } catch {
+                switch error {
+                case .server:
+                    checkIn(connection)
+                    throw error.storeError
+                case .connection:
+                    retire(connection)
+                    guard reused, !retried else { throw error.storeError }
+                    retried = true
+                }
+            }
+        }
+    }
+
+    private func checkOut() throws(StoreError) -> (RedisConnection, reused: Bool) {
+        let now = ContinuousClock.now
+        let taken: Result<(RedisConnection?, Int), StoreError> = state.withLock { state in
+            while let connection = state.idle.popLast() {
+                if connection.generation == state.generation { return .success((connection, state.generation)) }
+            }
+            if let retryAt = state.retryAt, now < retryAt {
+                let wait = (retryAt - now).components
+                let milliseconds = wait.seconds * 1_000 + wait.attoseconds / 1_000_000_000_000_000
+                return .failure(StoreError("redis: unavailable (\(state.lastFailure)); next attempt in \(milliseconds) ms"))
+            }
+            return .success((nil, state.generation))
+        }
+        let (idle, generation) = try taken.get()
+        if let idle { return (idle, true) }
+        do throws(RedisFailure) {
+            let connection = try RedisConnection(configuration, generation: generation)
+            state.withLock { state in
+                state.failedAttempts = 0
+                state.retryAt = nil
+            }
+            return (connection, false)
+        } catch {
+            let failure = error.storeError
+            state.withLock { state in
+                let shift = min(state.failedAttempts, 16)
+                let delay = min(configuration.reconnectBackoffMilliseconds << shift, configuration.maxReconnectBackoffMilliseconds)
+                state.failedAttempts += 1
+                state.retryAt = ContinuousClock.now + .milliseconds(delay)
+                state.lastFailure = failure.description
+            }
+            throw failure
+        }
+    }
+
+    private func checkIn(_ connection: RedisConnection) {
+        state.withLock { state in
+            if connection.generation == state.generation { state.idle.append(connection) }
+        }
+    }
+
+    private func retire(_ connection: RedisConnection) {
+        state.withLock { state in
+            if connection.generation == state.generation { state.generation += 1 }
+            state.idle = []
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/// A reply from Redis, copied out of hiredis's reply object.
+enum RedisReply: Equatable {
+    case string([UInt8])
+    case status(String)
+    case integer(Int64)
+    case array([RedisReply])
+    case null
+    /// An error reply (`-ERR …`, `-NOSCRIPT …`, `-WRONGPASS …`): the command failed, the connection is fine.
+    case error(String)
+
+    var integer: Int64? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+
+    var text: String? {
+        switch self {
+        case .string(let bytes): return String(decoding: bytes, as: UTF8.self)
+        case .status(let text): return text
+        default: return nil
+        }
+    }
+}
+
+/// Why a Redis call failed. `connection` failures (refused, reset, timed out) leave the connection unusable and
+/// may be retried on a new one; `server` failures are answers.
+enum RedisFailure: Error {
+    case connection(String)
+    case server(String)
+
+    var storeError: StoreError {
+        switch self {
+        case .connection(let message): return StoreError("redis: \(message)")
+        case .server(let message): return StoreError("redis: server error: \(message)")
+        }
+    }
+}

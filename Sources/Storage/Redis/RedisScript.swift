@@ -1,0 +1,45 @@
+/// The server-side scripts that make each read-modify-write one atomic step. Each touches a single key, so they
+/// also run unchanged on a Redis Cluster.
+struct RedisScript: Sendable {
+    let source: String
+    /// The name under which the store keeps the SHA1 that SCRIPT LOAD answered, for EVALSHA.
+    let name: String
+
+    /// KEYS[1] the key's hash; ARGV counter, now. Returns {0} advanced, {1, stored} not increasing, {2} revoked,
+    /// {3} unknown key.
+    static let advanceCounter = RedisScript(name: "advance", source: """
+        local state = redis.call('HMGET', KEYS[1], 'counter', 'revoked')
+        if not state[1] then return {3} end
+        if state[2] == '1' then return {2} end
+        local stored = tonumber(state[1])
+        if stored >= tonumber(ARGV[1]) then return {1, stored} end
+        redis.call('HSET', KEYS[1], 'counter', ARGV[1], 'last_seen', ARGV[2])
+        return {0}
+        """)
+
+    /// KEYS[1] the key's hash; ARGV app, environment, public key, first seen, last seen, counter, revoked,
+    /// has receipt, receipt, has risk metric, risk metric. A re-attested key keeps counter, revoked and first seen.
+    static let registerKey = RedisScript(name: "register", source: """
+        if redis.call('EXISTS', KEYS[1]) == 0 then
+          redis.call('HSET', KEYS[1], 'first_seen', ARGV[4], 'counter', ARGV[6], 'revoked', ARGV[7])
+        end
+        redis.call('HSET', KEYS[1], 'app', ARGV[1], 'env', ARGV[2], 'public_key', ARGV[3], 'last_seen', ARGV[5])
+        if ARGV[8] == '1' then redis.call('HSET', KEYS[1], 'receipt', ARGV[9]) else redis.call('HDEL', KEYS[1], 'receipt') end
+        if ARGV[10] == '1' then redis.call('HSET', KEYS[1], 'risk', ARGV[11]) else redis.call('HDEL', KEYS[1], 'risk') end
+        return 1
+        """)
+
+    /// KEYS[1] the key's hash; ARGV now. Returns 1, or 0 for an unknown key.
+    static let revokeKey = RedisScript(name: "revoke", source: """
+        if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+        redis.call('HSET', KEYS[1], 'revoked', '1', 'last_seen', ARGV[1])
+        return 1
+        """)
+
+    static let all = [advanceCounter, registerKey, revokeKey]
+
+    private init(name: String, source: String) {
+        self.name = name
+        self.source = source
+    }
+}

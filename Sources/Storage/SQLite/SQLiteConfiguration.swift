@@ -1,0 +1,39 @@
+/// How `SQLiteStateStore` opens and maintains its file.
+public struct SQLiteConfiguration: Sendable {
+    /// How much of an acknowledged write survives a crash.
+    public enum Durability: Sendable {
+        /// `synchronous=NORMAL` in WAL mode: a committed batch is in the WAL file (the OS page cache) before any
+        /// caller is answered, so it survives kill -9 of attestd; the last batches before a power loss or kernel
+        /// crash may be lost, because the WAL is fsynced only at checkpoints.
+        case processCrash
+        /// `synchronous=FULL`: the WAL is fsynced at every commit (one fsync per batch, thanks to group commit),
+        /// so acknowledged writes survive a power loss too.
+        case powerLoss
+    }
+
+    /// The database file; created with its schema if absent. Several processes may share it.
+    public var path: String
+    public var durability: Durability
+    /// How long a write waits for another process's write lock before failing with `StoreError`.
+    public var busyTimeoutMilliseconds: Int32
+    /// The most operations committed in one transaction.
+    public var maxBatchSize: Int
+    /// How often expired challenges and tokens are deleted; 0 turns the background sweeper off.
+    public var sweepIntervalSeconds: Double
+    /// The most rows one sweep transaction deletes, so a sweep never holds the write lock for long.
+    public var sweepBatchSize: Int
+    /// Unix seconds now, for deciding which records have expired (injectable for tests; the wall clock if nil).
+    public var clock: (@Sendable () -> Int64)?
+
+    public init(path: String, durability: Durability = .processCrash, busyTimeoutMilliseconds: Int32 = 5_000,
+                maxBatchSize: Int = 512, sweepIntervalSeconds: Double = 30, sweepBatchSize: Int = 1_000,
+                clock: (@Sendable () -> Int64)? = nil) {
+        self.path = path
+        self.durability = durability
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.maxBatchSize = maxBatchSize
+        self.sweepIntervalSeconds = sweepIntervalSeconds
+        self.sweepBatchSize = sweepBatchSize
+        self.clock = clock
+    }
+}

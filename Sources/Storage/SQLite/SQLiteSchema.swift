@@ -1,0 +1,72 @@
+/// The tables and every statement the store runs, in one place so they can be read against each other.
+enum SQLiteSchema {
+    /// Created on open when absent; `WITHOUT ROWID` because every table is looked up by its natural key.
+    static let create = """
+        CREATE TABLE IF NOT EXISTS consumed_challenges (
+            nonce BLOB PRIMARY KEY NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS consumed_challenges_expiry ON consumed_challenges (expires_at);
+        CREATE TABLE IF NOT EXISTS consumed_tokens (
+            jti TEXT PRIMARY KEY NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS consumed_tokens_expiry ON consumed_tokens (expires_at);
+        CREATE TABLE IF NOT EXISTS attested_keys (
+            key_id BLOB PRIMARY KEY NOT NULL,
+            app_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            public_key BLOB NOT NULL,
+            first_seen INTEGER NOT NULL,
+            last_seen INTEGER NOT NULL,
+            counter INTEGER NOT NULL,
+            receipt BLOB,
+            risk_metric INTEGER,
+            revoked INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+        """
+
+    /// Consume-once: inserts the nonce, or takes over a row that has expired but was not swept yet, so one change
+    /// means "first use". Parameters: nonce, expires_at, now.
+    static let consumeChallenge = """
+        INSERT INTO consumed_challenges (nonce, expires_at) VALUES (?1, ?2)
+        ON CONFLICT (nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE consumed_challenges.expires_at < ?3
+        """
+
+    /// The same for limited-use tokens. Parameters: jti, expires_at, now.
+    static let consumeToken = """
+        INSERT INTO consumed_tokens (jti, expires_at) VALUES (?1, ?2)
+        ON CONFLICT (jti) DO UPDATE SET expires_at = excluded.expires_at WHERE consumed_tokens.expires_at < ?3
+        """
+
+    /// Registers a key, or refreshes a re-attested one while keeping its counter, revocation and first sighting.
+    static let registerKey = """
+        INSERT INTO attested_keys
+            (key_id, app_id, environment, public_key, first_seen, last_seen, counter, receipt, risk_metric, revoked)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        ON CONFLICT (key_id) DO UPDATE SET
+            app_id = excluded.app_id, environment = excluded.environment, public_key = excluded.public_key,
+            last_seen = excluded.last_seen, receipt = excluded.receipt, risk_metric = excluded.risk_metric
+        """
+
+    /// Compare-and-advance in one statement. Parameters: counter, now, key_id.
+    static let advanceCounter = """
+        UPDATE attested_keys SET counter = ?1, last_seen = ?2 WHERE key_id = ?3 AND counter < ?1 AND revoked = 0
+        """
+
+    /// Why an advance changed nothing (read in the same transaction). Parameter: key_id.
+    static let counterState = "SELECT counter, revoked FROM attested_keys WHERE key_id = ?1"
+
+    /// Parameters: now, key_id.
+    static let revokeKey = "UPDATE attested_keys SET revoked = 1, last_seen = ?1 WHERE key_id = ?2"
+
+    static let selectKey = """
+        SELECT key_id, app_id, environment, public_key, first_seen, last_seen, counter, receipt, risk_metric, revoked
+        FROM attested_keys WHERE key_id = ?1
+        """
+
+    /// Deletes at most ?2 rows that expired before ?1.
+    static let sweepChallenges = """
+        DELETE FROM consumed_challenges WHERE nonce IN
+            (SELECT nonce FROM consumed_challenges WHERE expires_at < ?1 LIMIT ?2)
+        """
+
+    static let sweepTokens = """
+        DELETE FROM consumed_tokens WHERE jti IN (SELECT jti FROM consumed_tokens WHERE expires_at < ?1 LIMIT ?2)
+        """
+}
