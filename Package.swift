@@ -88,6 +88,7 @@ let package = Package(
 
         // MARK: Tests, one target per module.
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "AttestdBenchTests", dependencies: ["attestd-bench", "CNghttp2"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppAttestTests",
             dependencies: ["AppAttest", "AppAttestSimulator", "Crypto"],

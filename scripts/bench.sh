@@ -6,7 +6,8 @@
 #
 # Environment: ATTESTD_BIN (.build/release/attestd), BENCH_BIN (.build/release/attestd-bench), OUT (.bench/<time>),
 # FRAMING (grpc), CONNECTIONS (8), STREAMS (16), WARMUP (1), DURATION (3), TOKENS ("RS256 ES256"),
-# IDLE_CONNECTIONS (10000; 0 skips the idle-connection memory check), BENCH_ARGS (more attestd-bench options).
+# IDLE_CONNECTIONS (10000; 0 skips the idle-connection memory check), STORE (sqlite, as config/dev.json: a fresh
+# file in the temporary folder; or memory), BENCH_ARGS (more attestd-bench options).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 attestd="${ATTESTD_BIN:-.build/release/attestd}"
@@ -15,6 +16,11 @@ out="${OUT:-.bench/$(date -u +%Y%m%dT%H%M%SZ)}"
 framing="${FRAMING:-grpc}"
 tokens="${TOKENS:-RS256 ES256}"
 idle="${IDLE_CONNECTIONS:-10000}"
+case "${STORE:-sqlite}" in
+  sqlite) store='{ "kind": "sqlite", "path": "state/attestd.sqlite" }' ;;
+  memory) store='{ "kind": "memory" }' ;;
+  *) echo "bench: STORE is sqlite or memory" >&2; exit 1 ;;
+esac
 for bin in "$attestd" "$bench"; do
   [ -x "$bin" ] || { echo "bench: $bin not found; run 'make bench' (it builds a release first)" >&2; exit 1; }
 done
@@ -35,12 +41,12 @@ if [ "$idle" -gt 0 ]; then
 fi
 
 machine="$(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(awk '/MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo), $(uname -r)"
-version="attestd $(git describe --always --dirty 2>/dev/null || echo '?')"
+version="attestd $(git describe --always --dirty 2>/dev/null || echo '?'), ${STORE:-sqlite} store"
 
 run() { # run NAME ALG PHASES [extra bench options...]
   local name="$1" alg="$2" phases="$3"; shift 3
   local dir="$work/$name"
-  mkdir -p "$dir/keys"
+  mkdir -p "$dir/keys" "$dir/state"
   if [ "$alg" = "ES256" ]; then
     openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/keys/token-signing.pem" 2>/dev/null
   fi
@@ -56,6 +62,7 @@ run() { # run NAME ALG PHASES [extra bench options...]
   "keys": { "challengeKey": "keys/challenge.json", "artifactKey": "keys/artifact.json",
             "tokenSigning": ["keys/token-signing.pem"], "generateMissing": true },
   "challengeTtlSeconds": 300,
+  "store": $store,
   "projects": [ { "number": "123456789012", "id": "attestd-dev",
                   "apps": [ { "appId": "1:123456789012:ios:0123456789abcdef", "teamId": "DEVTEAM123",
                               "bundleIds": ["dev.attestd.example"], "environment": "development" } ] } ]
@@ -76,8 +83,19 @@ JSON
   local status=0
   wait "$bench_pid" || status=$?
   cat "$out/$name.txt"
-  kill -TERM "$pid"; wait "$pid" || true; pid=""
-  if command -v gnuplot >/dev/null; then
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid"; wait "$pid" || true
+  else
+    # Gone before the bench finished: say how (a crash, or a signal from something else on this machine).
+    local server_status=0
+    wait "$pid" || server_status=$?
+    echo "bench: attestd exited during the run with status $server_status" | tee -a "$out/$name.txt" >&2
+    status=1
+  fi
+  pid=""
+  if [ ! -f "$out/$name/plot.gp" ]; then
+    echo "bench: no report for $name" >&2
+  elif command -v gnuplot >/dev/null; then
     (cd "$out/$name" && gnuplot plot.gp) || echo "bench: gnuplot failed" >&2
   else
     echo "bench: gnuplot missing (gnuplot-nox; scripts/install-deps.sh installs it): no picture" >&2

@@ -16,6 +16,8 @@ final class Bench {
     private var lanes: [(key: SimulatedKey, artifact: [UInt8])] = []
     private(set) var reports: [PhaseReport] = []
     private(set) var serviceTime: [RequestKind: Double] = [:]
+    /// Each kind's closed-loop rate in this run.
+    private(set) var saturatedRates: [RequestKind: Double] = [:]
     var idle: IdleConnectionsReport?
     /// /proc/loadavg when the run started: how busy the machine already was.
     let loadAverage = Bench.readLoadAverage()
@@ -155,7 +157,8 @@ final class Bench {
 
     /// Runs one phase on the worker threads, dividing connections, precomputed jobs and lanes between them.
     func run(name: String, kinds: [RequestKind], pattern: [RequestKind], pacing: Pacing, connections: Int, streams: Int,
-             attestations: [Job], assertionLanes: [[Job]], bound: Double?) throws(BenchError) -> PhaseReport {
+             attestations: [Job], assertionLanes: [[Job]], bound: Double?, warmup: Double? = nil, duration: Double? = nil)
+        throws(BenchError) -> PhaseReport {
         let threads = min(options.threads, connections)
         let connectionShares = SimulatedFleet.split(connections, threads)
         let attestationShares = SimulatedFleet.split(attestations.count, threads)
@@ -176,8 +179,9 @@ final class Bench {
                 lanes: lanes, pattern: pattern, replayEvery: options.replayEvery))
         }
         let start = MonotonicTime.nanoseconds() + 20_000_000
-        let warmupEnd = start + MonotonicTime.nanoseconds(seconds: options.warmup)
-        let clock = PhaseClock(start: start, warmupEnd: warmupEnd, end: warmupEnd + MonotonicTime.nanoseconds(seconds: options.duration),
+        let warmupEnd = start + MonotonicTime.nanoseconds(seconds: warmup ?? options.warmup)
+        let clock = PhaseClock(start: start, warmupEnd: warmupEnd,
+                               end: warmupEnd + MonotonicTime.nanoseconds(seconds: duration ?? options.duration),
                                drain: 5_000_000_000)
         let perThreadPacing: Pacing
         if case .open(let rate) = pacing { perThreadPacing = .open(ratePerSecond: rate / Double(threads)) } else { perThreadPacing = pacing }
@@ -225,6 +229,9 @@ final class Bench {
         return report
     }
 
+    /// Seconds of the untimed burst that sizes each exchange's pools.
+    let calibrationSeconds = 0.5
+
     /// How many precomputed requests a phase of the configured length needs at `rate`, with a margin.
     func poolSize(rate: Double) -> Int {
         Int((rate * (options.warmup + options.duration) * 1.25).rounded(.up)) + inFlight + 16
@@ -241,9 +248,11 @@ final class Bench {
         guard let bound else { return }
         let algorithm = tokenAlgorithm
         if options.phases.contains("challenge") {
-            record(try run(name: "challenges", kinds: [.challenge], pattern: [.challenge], pacing: .closed,
-                           connections: options.connections, streams: options.streams, attestations: [], assertionLanes: [],
-                           bound: nil))
+            let report = try run(name: "challenges", kinds: [.challenge], pattern: [.challenge], pacing: .closed,
+                                 connections: options.connections, streams: options.streams, attestations: [], assertionLanes: [],
+                                 bound: nil)
+            record(report)
+            saturatedRates[.challenge] = max(1, report.throughput)
         }
         for kind in [RequestKind.attestation, .assertion] where options.phases.contains(kind.name) {
             let kindBound = bound.bound(kind, algorithm: algorithm) ?? 1000
@@ -252,12 +261,22 @@ final class Bench {
                     ? (try self.attestationJobs(self.poolSize(rate: rate)), [])
                     : ([], try self.assertionLanes(perLane: self.poolSize(rate: rate) / self.lanes.count + 1))
             }
-            var (attestations, assertionLanes) = try jobs(kindBound * 1.1)
+            // A short untimed burst first: its rate sizes the precomputed pools (the bound is often far above what
+            // a shared machine gives the server, and precomputing for it would cost more than the phase).
+            var (attestations, assertionLanes) = try jobs(kindBound * calibrationSeconds / (options.warmup + options.duration))
+            let calibration = try run(name: "calibration", kinds: [kind], pattern: [kind], pacing: .closed,
+                                      connections: options.connections, streams: options.streams, attestations: attestations,
+                                      assertionLanes: assertionLanes, bound: nil, warmup: 0, duration: calibrationSeconds)
+            let calibrated = max(50, calibration.throughput)
+            Console.line("  (\(kind.name)s: calibration burst \(TextReport.format(calibrated, 0))/s; errors \(calibration.result.errorCount))")
+            // The burst is short and the machine noisy: leave room above it, and never plan for under a third of the bound.
+            (attestations, assertionLanes) = try jobs(min(kindBound, max(calibrated * 2, kindBound / 3)))
             let saturated = try run(name: "\(kind.name)s", kinds: [kind], pattern: [kind], pacing: .closed,
                                     connections: options.connections, streams: options.streams, attestations: attestations,
                                     assertionLanes: assertionLanes, bound: kindBound)
             record(saturated)
             let saturatedRate = max(1, saturated.throughput)
+            saturatedRates[kind] = saturatedRate
             if options.single {
                 (attestations, assertionLanes) = try jobs(min(saturatedRate, 5000))
                 let single = try run(name: "\(kind.name)s, one at a time", kinds: [kind], pattern: [kind], pacing: .closed,
@@ -278,8 +297,13 @@ final class Bench {
         if options.phases.contains("mixed") {
             let mix: [RequestKind: Int] = [.attestation: 1, .assertion: 50, .challenge: 51]
             let mixBound = bound.bound(mix: mix, algorithm: algorithm)
-            let attestations = try attestationJobs(poolSize(rate: mixBound / 102))
-            let assertionLanes = try assertionLanes(perLane: poolSize(rate: mixBound * 50 / 102) / lanes.count + 1)
+            // Pools sized from the rates this run saw for each kind alone, when it measured them.
+            var expected = mixBound
+            if mix.keys.allSatisfy({ saturatedRates[$0] != nil }) {
+                expected = min(mixBound, 1.5 * 102 / mix.reduce(0.0) { $0 + Double($1.value) / saturatedRates[$1.key]! })
+            }
+            let attestations = try attestationJobs(poolSize(rate: expected / 102))
+            let assertionLanes = try assertionLanes(perLane: poolSize(rate: expected * 50 / 102) / lanes.count + 1)
             var pattern: [RequestKind] = [.attestation]
             for _ in 0..<50 { pattern += [.challenge, .assertion] }
             pattern.append(.challenge)

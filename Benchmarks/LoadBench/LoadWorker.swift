@@ -1,24 +1,6 @@
 import CShims
 import Glibc
 
-/// How a phase paces its requests.
-enum Pacing: Sendable {
-    /// Keep every stream slot busy: as many requests in flight as connections × streams allow.
-    case closed
-    /// Start requests at a fixed rate (per second, this worker's share), whatever the server does; latency counts
-    /// from each request's scheduled start, so time spent waiting for a free stream is charged to the server.
-    case open(ratePerSecond: Double)
-}
-
-/// The times of one phase on the monotonic clock: warm-up from `start`, then the measured window to `end`.
-struct PhaseClock: Sendable {
-    var start: UInt64
-    var warmupEnd: UInt64
-    var end: UInt64
-    /// How long after `end` unanswered requests are waited for before they count as timed out.
-    var drain: UInt64
-}
-
 /// One load thread: its own epoll instance and connections, many streams each, driven by one workload.
 final class LoadWorker {
     private let endpoint: Endpoint
@@ -88,7 +70,7 @@ final class LoadWorker {
     /// Runs one timed phase; returns what this worker measured.
     func runPhase(_ workload: any Workload, pacing: Pacing, clock: PhaseClock) -> PhaseResult {
         var result = PhaseResult()
-        let bins = Int(MonotonicTime.seconds(clock.end - clock.start) / PhaseResult.binSeconds) + 1
+        let bins = max(1, Int((MonotonicTime.seconds(clock.end - clock.start) / PhaseResult.binSeconds).rounded()))
         result.timeline = Array(repeating: 0, count: bins)
         run(workload, pacing: pacing, clock: clock, result: &result)
         return result
@@ -219,7 +201,7 @@ final class LoadWorker {
                     }
                     continue
                 }
-                if ok && now >= clock.start && !result.timeline.isEmpty {
+                if ok && now >= clock.start && now < clock.end && !result.timeline.isEmpty {
                     let bin = min(result.timeline.count - 1, Int(MonotonicTime.seconds(now - clock.start) / PhaseResult.binSeconds))
                     result.timeline[bin] += 1
                 }

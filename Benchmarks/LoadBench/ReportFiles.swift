@@ -45,7 +45,7 @@ enum ReportFiles {
             # gnuplot plot.gp (run in this folder) -> bench.png
             set terminal pngcairo size 1400,1100 noenhanced font ",10"
             set output 'bench.png'
-            set multiplot layout 2,1 title "attestd-bench \(bench.options.label) (\(bench.options.framing.rawValue), \(bench.cores) cores)"
+            set multiplot layout 2,1 title "attestd-bench: \(bench.options.label.replacing("\"", with: "'")), \(bench.cores) cores, load average \(bench.loadAverage) at start"
             set title "latency by percentile (HDR-style histogram)"
             set logscale x
             set logscale y
@@ -54,9 +54,9 @@ enum ReportFiles {
             set key outside right
             set grid
             plot \(latencyPlots)
-            unset logscale
+            unset logscale x
             set xtics auto
-            set title "successful requests/s over time (100 ms bins, warm-up \(bench.options.warmup) s included)"
+            set title "successful requests/s over time (100 ms bins, warm-up \(bench.options.warmup) s included; log scale)"
             set xlabel "seconds from phase start"
             set ylabel "requests/s"
             plot \(timelinePlots)
