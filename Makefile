@@ -5,7 +5,7 @@ CONFIG ?= config/dev.json
 SIM_DIR ?= .keys/simulator
 DEMO_URL ?= http://127.0.0.1:8080
 
-.PHONY: run demo test deps build release unit-tests e2e-tests protos check-protos bench-challenge bench-verify clean
+.PHONY: run demo test deps build release unit-tests e2e-tests protos check-protos bench bench-challenge bench-verify clean
 
 deps:
 	@scripts/install-deps.sh
@@ -41,6 +41,9 @@ protos: deps
 
 check-protos: deps
 	scripts/generate-protos.sh --check
+
+bench: release
+	scripts/bench.sh
 
 bench-challenge: release
 	scripts/bench-challenge.sh

@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "attestd-verify-bench", targets: ["attestd-verify-bench"]),
         .executable(name: "attestd-sim", targets: ["attestd-sim"]),
         .executable(name: "attestd-apple-sim", targets: ["attestd-apple-sim"]),
+        .executable(name: "attestd-bench", targets: ["attestd-bench"]),
         .library(name: "AppAttestSimulator", targets: ["AppAttestSimulator"]),
     ],
     targets: [
@@ -93,9 +94,17 @@ let package = Package(
             path: "Benchmarks/VerifyBench",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "attestd-bench",
+            // CNghttp2/CShims: its own HTTP/2 client (nghttp2 client sessions on epoll); COpenSSL: the crypto bound.
+            dependencies: ["AppAttestSimulator", "AppCheckMessages", "GRPC", "Crypto", "CNghttp2", "CShims", "COpenSSL"],
+            path: "Benchmarks/LoadBench",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests, one target per module.
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "AttestdBenchTests", dependencies: ["attestd-bench", "CNghttp2"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppAttestTests",
             dependencies: ["AppAttest", "AppAttestSimulator", "Crypto"],
@@ -103,7 +112,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: swiftSettings),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"], swiftSettings: swiftSettings),
+        // CSQLite: the tests open the store's file beside it, as another process would.
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "CSQLite"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppAttestSimulatorTests",
             // AppAttest: persisted CAs are checked with the real verifiers; attestd-sim is run as a process.

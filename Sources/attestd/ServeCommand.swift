@@ -6,6 +6,8 @@ enum ServeCommand {
     /// Loads the configuration, serves until SIGTERM or SIGINT, and drains. Exit 0 after a clean shutdown,
     /// 1 when the configuration is invalid or the server cannot start.
     static func run(configPath: String, extraTrustRootPaths: [String]) -> Int32 {
+        // First, before any thread exists: every thread inherits the mask, so no SIGTERM can be lost or kill us.
+        ShutdownSignals.blockInThisProcess()
         let logger = Logger(label: "attestd")
         let configuration: Configuration
         do {

@@ -22,6 +22,7 @@ from attestd_server import (
     write_challenge_key,
 )
 from exchange import GrpcExchange, RestExchange, grpc_channel
+from redis_server import RedisServer
 from sim import Simulator
 from tokens import admin_app, admin_urls, service_account_key
 from wire import PROJECT_ID
@@ -177,3 +178,23 @@ def firebase_app(exchange_server: ExchangeServer) -> Iterator[firebase_admin.App
         app = admin_app(PROJECT_ID)
         yield app
         firebase_admin.delete_app(app)
+
+
+@pytest.fixture
+def redis_port(tmp_path: Path) -> Iterator[int]:
+    """A real redis-server on a free loopback port (no persistence), stopped at the end."""
+    (port,) = free_ports(1)
+    redis = RedisServer(tmp_path / "redis", port)
+    redis.start()
+    yield port
+    redis.stop()
+
+
+@pytest.fixture
+def durable_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A real redis-server that keeps its data across a restart (AOF, fsync always), for tests that kill it."""
+    (port,) = free_ports(1)
+    redis = RedisServer(tmp_path / "redis-durable", port, durable=True)
+    redis.start()
+    yield redis
+    redis.stop()

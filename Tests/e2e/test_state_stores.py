@@ -3,13 +3,7 @@ real redis-server see each other's challenges, counters and consumed tokens."""
 
 from __future__ import annotations
 
-import shutil
-import signal
-import socket
-import subprocess
-import time
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -75,31 +69,6 @@ def test_sqlite_state_survives_kill_9_and_a_restart(tmp_path: Path, simulator: S
         refresh(client, simulator, APP_NAME, device)
     finally:
         node.stop()
-
-
-@pytest.fixture
-def redis_port(tmp_path: Path) -> Iterator[int]:
-    """A real redis-server on a free loopback port, stopped at the end."""
-    binary = shutil.which("redis-server")
-    assert binary, "redis-server is missing: make test installs it (scripts/install-deps.sh)"
-    (port,) = free_ports(1)
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "redis-server did not start"
-                time.sleep(0.05)
-        yield port
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=10)
 
 
 def test_nodes_sharing_redis_refuse_replays_sent_to_another_node(

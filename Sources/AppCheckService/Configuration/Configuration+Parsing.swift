@@ -1,3 +1,4 @@
+import AppAttest
 import Foundation
 import Observability
 
@@ -262,30 +263,6 @@ extension Configuration {
         var seen = Set<String>()
         for value in values where !value.isEmpty && !seen.insert(value).inserted {
             reader.problem("projects", "\(what) \(value) appears more than once")
-        }
-    }
-}
-
-/// Hexadecimal text, for digests written in the configuration.
-enum Hex {
-    static func decode(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func value(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

@@ -1,28 +1,41 @@
-import Dispatch
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// SIGTERM and SIGINT as events: both begin a graceful shutdown. The signals are ignored at the process level and
-/// observed through Dispatch sources, so the handler runs as ordinary code on a queue, not in a signal context.
+/// SIGTERM and SIGINT as events, both beginning a graceful shutdown.
 ///
-/// `@unchecked Sendable`: the sources are created in `init` and only cancelled in `deinit`; Dispatch serialises
-/// their handlers on the private queue.
-final class ShutdownSignals: @unchecked Sendable {
-    private let sources: [any DispatchSourceSignal]
+/// The signals are blocked in every thread (`blockInThisProcess()`, called on the main thread before any other
+/// thread exists, so all of them inherit the mask) and taken by one thread with `sigwait`. A signal that arrives
+/// at any moment, even while the server is still starting, stays pending until that thread takes it: none is lost
+/// and none falls back to the default action that kills the process.
+public final class ShutdownSignals: Sendable {
+    private static let signals: [Int32] = [SIGTERM, SIGINT]
 
-    init(onSignal: @escaping @Sendable (Int32) -> Void) {
-        let queue = DispatchQueue(label: "attestd.signals")
-        sources = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { onSignal(number) }
-            source.resume()
-            return source
-        }
+    /// Blocks SIGTERM and SIGINT in the calling thread and every thread it creates later.
+    public static func blockInThisProcess() {
+        var set = signalSet()
+        pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
-    deinit {
-        for source in sources { source.cancel() }
+    /// Starts the thread that waits for the signals and calls `onSignal` for each, on that thread.
+    init(onSignal: @escaping @Sendable (Int32) -> Void) {
+        let thread = Thread {
+            var set = ShutdownSignals.signalSet()
+            while true {
+                var number: Int32 = 0
+                guard sigwait(&set, &number) == 0 else { continue }
+                onSignal(number)
+            }
+        }
+        thread.name = "signals"
+        thread.start()
+    }
+
+    private static func signalSet() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in signals { sigaddset(&set, number) }
+        return set
     }
 }

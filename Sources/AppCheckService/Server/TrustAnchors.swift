@@ -28,7 +28,7 @@ enum TrustAnchors {
                 throw Problem(description: "\(path): not a PEM certificate")
             }
             logger.warning("trusting an extra \(kind) root: this node accepts objects that Apple did not sign",
-                           [("path", path), ("sha256", SHA256.hash(der).map { String(format: "%02x", $0) }.joined())])
+                           [("path", path), ("sha256", Hex.string(SHA256.hash(der)))])
             return der
         }
     }

@@ -42,7 +42,12 @@ final class RedisConnection: @unchecked Sendable {
         for _ in commands {
             var raw: UnsafeMutableRawPointer?
             guard redisGetReply(context, &raw) == REDIS_OK, let raw else {
-                throw .connection(context.pointee.err == 0 ? "no reply" : Self.message(context))
+                let failure = errno
+                let message = context.pointee.err == 0 ? "no reply" : Self.message(context)
+                // A timeout is not retried: the command may have run, and a second run would answer "replay".
+                let closed = context.pointee.err == REDIS_ERR_EOF
+                    || (context.pointee.err == REDIS_ERR_IO && (failure == ECONNRESET || failure == EPIPE))
+                throw closed ? .closed(message) : .connection(message)
             }
             let reply = raw.assumingMemoryBound(to: redisReply.self)
             replies.append(Self.convert(reply))

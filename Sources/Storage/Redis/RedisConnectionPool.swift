@@ -24,8 +24,8 @@ final class RedisConnectionPool: Sendable {
         permits = DispatchSemaphore(value: max(1, configuration.poolSize))
     }
 
-    /// Runs `body` on a connection. A connection failure on a connection that had sat idle is retried once on a
-    /// new one: the idle one may have died with a server restart before this call reached it.
+    /// Runs `body` on a connection. When a connection that had sat idle turns out closed by the server, the call is
+    /// retried once on a new one: the old one died with a server restart before this call reached it.
     func withConnection<T>(_ body: (RedisConnection) throws(RedisFailure) -> T) throws(StoreError) -> T {
         guard permits.wait(timeout: .now() + .milliseconds(configuration.commandTimeoutMilliseconds)) == .success else {
             throw StoreError("redis: no free connection within \(configuration.commandTimeoutMilliseconds) ms")
@@ -44,6 +44,9 @@ final class RedisConnectionPool: Sendable {
                     checkIn(connection)
                     throw error.storeError
                 case .connection:
+                    retire(connection)
+                    throw error.storeError
+                case .closed:
                     retire(connection)
                     guard reused, !retried else { throw error.storeError }
                     retried = true

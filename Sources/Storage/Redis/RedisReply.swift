@@ -22,15 +22,17 @@ enum RedisReply: Equatable {
     }
 }
 
-/// Why a Redis call failed. `connection` failures (refused, reset, timed out) leave the connection unusable and
-/// may be retried on a new one; `server` failures are answers.
+/// Why a Redis call failed. `connection` failures (refused, reset, timed out) leave the connection unusable;
+/// `closed` ones (the server had closed it, as after a restart) may be retried on a new one, because the command
+/// most likely never ran; `server` failures are answers.
 enum RedisFailure: Error {
     case connection(String)
+    case closed(String)
     case server(String)
 
     var storeError: StoreError {
         switch self {
-        case .connection(let message): return StoreError("redis: \(message)")
+        case .connection(let message), .closed(let message): return StoreError("redis: \(message)")
         case .server(let message): return StoreError("redis: server error: \(message)")
         }
     }

@@ -1,0 +1,360 @@
+import AppAttestSimulator
+import AppCheckMessages
+import Glibc
+
+/// The run: set up devices and keys against the server, measure the crypto bound, then run the phases one after
+/// another, each with its own connections and precomputed requests.
+final class Bench {
+    let options: BenchOptions
+    let endpoint: Endpoint
+    let fleet: SimulatedFleet
+    let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    private(set) var bound: CryptoBound?
+    /// The token algorithm the server signs with, read from its first token.
+    private(set) var tokenAlgorithm = "RS256"
+    /// Attested keys and their artifacts: the assertion lanes.
+    private var lanes: [(key: SimulatedKey, artifact: [UInt8])] = []
+    private(set) var reports: [PhaseReport] = []
+    private(set) var serviceTime: [RequestKind: Double] = [:]
+    /// Each kind's closed-loop rate in this run.
+    private(set) var saturatedRates: [RequestKind: Double] = [:]
+    var idle: IdleConnectionsReport?
+    /// /proc/loadavg when the run started: how busy the machine already was.
+    let loadAverage = Bench.readLoadAverage()
+
+    static func readLoadAverage() -> String {
+        guard let file = fopen("/proc/loadavg", "r") else { return "?" }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 128)
+        guard fgets(&line, Int32(line.count), file) != nil else { return "?" }
+        let text = String(decoding: line.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
+    init(options: BenchOptions) {
+        self.options = options
+        endpoint = Endpoint(
+            framing: options.framing, app: "projects/\(options.projectNumber)/apps/\(options.appID)",
+            authority: "\(options.host):\(options.port)")
+        fleet = SimulatedFleet(
+            appID: "\(options.teamID).\(options.bundleID)",
+            environment: options.environment == "production" ? .production : .development, receipts: options.receipts)
+    }
+
+    var inFlight: Int { options.connections * options.streams }
+    /// The server's process id, when it runs on this machine and the caller named it (for its CPU and memory).
+    var serverPID: Int32?
+
+    static func difference(_ before: Double?, _ after: Double?) -> Double? {
+        guard let before, let after else { return nil }
+        return after - before
+    }
+
+    static func sleep(until deadline: UInt64) {
+        let now = MonotonicTime.nanoseconds()
+        if deadline > now { usleep(UInt32(min((deadline - now) / 1000, UInt64(UInt32.max)))) }
+    }
+
+    // MARK: setup
+
+    /// Waits until the server accepts a connection and answers a challenge.
+    func waitForServer() throws(BenchError) {
+        let deadline = MonotonicTime.nanoseconds() + MonotonicTime.nanoseconds(seconds: options.waitSeconds)
+        var last = "no answer"
+        while MonotonicTime.nanoseconds() < deadline {
+            do {
+                _ = try fetchChallenges(1)
+                return
+            } catch {
+                last = error.description
+            }
+            usleep(100_000)
+        }
+        throw BenchError("the server at \(options.host):\(options.port) did not answer a challenge: \(last)")
+    }
+
+    /// Sends setup requests and returns their outcomes in order (one thread, all the connections' streams).
+    func batch(_ jobs: [Job]) throws(BenchError) -> [Outcome] {
+        let worker = try LoadWorker(endpoint: endpoint, host: options.host, port: options.port,
+                                    connections: min(options.connections, max(1, jobs.count / 64)),
+                                    streamsPerConnection: max(options.streams, 32))
+        let workload = BatchWorkload(jobs: jobs)
+        worker.runBatch(workload)
+        return try workload.outcomes.map { outcome throws(BenchError) in
+            guard let outcome else { throw BenchError("a setup request got no answer") }
+            return outcome
+        }
+    }
+
+    func fetchChallenges(_ count: Int) throws(BenchError) -> [[UInt8]] {
+        let body = endpoint.challengeRequest()
+        let outcomes = try batch((0..<count).map { Job(kind: .challenge, body: body, wantsBody: true, tag: $0) })
+        return try outcomes.map { outcome throws(BenchError) in
+            guard outcome.isOK(framing: endpoint.framing) else {
+                throw BenchError("challenge refused: \(outcome.statusKey(framing: endpoint.framing)) \(outcome.message)")
+            }
+            do {
+                return try endpoint.decode(GenerateAppAttestChallengeResponse.self, from: outcome.body).challenge
+            } catch {
+                throw BenchError("undecodable challenge response: \(error)")
+            }
+        }
+    }
+
+    /// Attests `count` new keys through the server (untimed) and keeps them as assertion lanes.
+    func attestLanes(_ count: Int) throws(BenchError) {
+        let challenges = try fetchChallenges(count)
+        let made = fleet.attestations(challenges: challenges, endpoint: endpoint, threads: cores)
+        let outcomes = try batch(made.enumerated().map { Job(kind: .attestation, body: $1.body, wantsBody: true, tag: $0) })
+        for (index, outcome) in outcomes.enumerated() {
+            guard outcome.isOK(framing: endpoint.framing) else {
+                throw BenchError("""
+                    attestation refused: \(outcome.statusKey(framing: endpoint.framing)) \(outcome.message) \
+                    \(String(decoding: outcome.body.prefix(200), as: UTF8.self)) \
+                    (does the server trust the simulated root? attestd serve --extra-trust-root FILE)
+                    """)
+            }
+            let response: ExchangeAppAttestAttestationResponse
+            do {
+                response = try endpoint.decode(ExchangeAppAttestAttestationResponse.self, from: outcome.body)
+            } catch {
+                throw BenchError("undecodable attestation response: \(error)")
+            }
+            if index == 0, let token = response.appCheckToken?.token { tokenAlgorithm = Self.algorithm(ofJWT: token) }
+            lanes.append((made[index].key, response.artifact))
+        }
+    }
+
+    /// The `alg` of a JWT's header (RS256 unless it says ES256).
+    static func algorithm(ofJWT token: String) -> String {
+        guard let header = token.split(separator: ".").first else { return "RS256" }
+        let decoded = base64Decode(String(header))
+        return String(decoding: decoded, as: UTF8.self).contains("ES256") ? "ES256" : "RS256"
+    }
+
+    func measureBound() {
+        bound = CryptoBound.measure(threads: cores, secondsEach: options.boundSeconds)
+    }
+
+    // MARK: phases
+
+    /// Precomputed attestation jobs: one fresh key and challenge each.
+    func attestationJobs(_ count: Int) throws(BenchError) -> [Job] {
+        guard count > 0 else { return [] }
+        let challenges = try fetchChallenges(count)
+        return fleet.attestations(challenges: challenges, endpoint: endpoint, threads: cores)
+            .map { Job(kind: .attestation, body: $0.body) }
+    }
+
+    /// Precomputed assertion jobs, `perLane` for each lane, in counter order.
+    func assertionLanes(perLane: Int) throws(BenchError) -> [[Job]] {
+        guard perLane > 0 else { return Array(repeating: [], count: lanes.count) }
+        let challenges = try fetchChallenges(perLane * lanes.count)
+        let split = lanes.indices.map { Array(challenges[($0 * perLane)..<(($0 + 1) * perLane)]) }
+        let bodies = fleet.assertions(lanes: lanes, challenges: split, endpoint: endpoint, threads: cores)
+        return bodies.enumerated().map { lane, bodies in bodies.map { Job(kind: .assertion, body: $0, lane: lane) } }
+    }
+
+    /// Runs one phase on the worker threads, dividing connections, precomputed jobs and lanes between them.
+    func run(name: String, kinds: [RequestKind], pattern: [RequestKind], pacing: Pacing, connections: Int, streams: Int,
+             attestations: [Job], assertionLanes: [[Job]], bound: Double?, warmup: Double? = nil, duration: Double? = nil)
+        throws(BenchError) -> PhaseReport {
+        let threads = min(options.threads, connections)
+        let connectionShares = SimulatedFleet.split(connections, threads)
+        let attestationShares = SimulatedFleet.split(attestations.count, threads)
+        let laneShares = SimulatedFleet.split(assertionLanes.count, threads)
+        let challenge = kinds.contains(.challenge) ? Job(kind: .challenge, body: endpoint.challengeRequest()) : nil
+        var workers: [LoadWorker] = []
+        var workloads: [PhaseWorkload] = []
+        for thread in 0..<threads {
+            workers.append(try LoadWorker(
+                endpoint: endpoint, host: options.host, port: options.port,
+                connections: connectionShares[thread].count, streamsPerConnection: streams))
+            let laneRange = laneShares.indices.contains(thread) ? laneShares[thread] : 0..<0
+            var lanes = Array(assertionLanes[laneRange])
+            for index in lanes.indices { lanes[index] = lanes[index].map { var job = $0; job.lane = index; return job } }
+            workloads.append(PhaseWorkload(
+                challenge: challenge,
+                attestations: attestationShares.indices.contains(thread) ? Array(attestations[attestationShares[thread]]) : [],
+                lanes: lanes, pattern: pattern, replayEvery: options.replayEvery))
+        }
+        let start = MonotonicTime.nanoseconds() + 20_000_000
+        let warmupEnd = start + MonotonicTime.nanoseconds(seconds: warmup ?? options.warmup)
+        let clock = PhaseClock(start: start, warmupEnd: warmupEnd,
+                               end: warmupEnd + MonotonicTime.nanoseconds(seconds: duration ?? options.duration),
+                               drain: 5_000_000_000)
+        let perThreadPacing: Pacing
+        if case .open(let rate) = pacing { perThreadPacing = .open(ratePerSecond: rate / Double(threads)) } else { perThreadPacing = pacing }
+        let shared = WorkerSet(workers: workers, workloads: workloads)
+        // One more thread samples the CPU time the server and the bench use during the measured window.
+        let serverPID = self.serverPID
+        let cpu = ResultSlots<(server: Double?, bench: Double?, machine: Double?, steal: Double?)>(1)
+        let results = Threads.map(threads + 1) { index in
+            guard index < threads else {
+                Self.sleep(until: clock.warmupEnd)
+                let server = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
+                let bench = ProcessCPU.seconds(pid: nil)
+                let machine = ProcessCPU.machine()
+                Self.sleep(until: clock.end)
+                let machineAfter = ProcessCPU.machine()
+                let serverAfter = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
+                let benchAfter = ProcessCPU.seconds(pid: nil)
+                cpu.set(0, (Self.difference(server, serverAfter), Self.difference(bench, benchAfter),
+                            Self.difference(machine?.busy, machineAfter?.busy), Self.difference(machine?.steal, machineAfter?.steal)))
+                return PhaseResult()
+            }
+            return shared.workers[index].runPhase(shared.workloads[index], pacing: perThreadPacing, clock: clock)
+        }
+        var merged = PhaseResult()
+        for result in results { merged.merge(result) }
+        var targetRate: Double?
+        if case .open(let rate) = pacing { targetRate = rate }
+        let pacingName: String
+        switch pacing {
+        case .closed: pacingName = "closed"
+        case .open: pacingName = "open"
+        }
+        var report = PhaseReport(name: name, kinds: kinds, pacing: pacingName, targetRate: targetRate, connections: connections,
+                                 streams: streams, result: merged, bound: bound)
+        report.serverCPUSeconds = cpu.values[0].server
+        report.benchCPUSeconds = cpu.values[0].bench
+        report.machineBusyCPUSeconds = cpu.values[0].machine
+        report.stolenCPUSeconds = cpu.values[0].steal
+        if let cryptoBound = self.bound, merged.ok > 0 {
+            let crypto = kinds.reduce(0.0) {
+                $0 + Double(merged.kinds[$1.rawValue].ok) * cryptoBound.cryptoCPUSeconds($1, algorithm: tokenAlgorithm)
+            }
+            report.cryptoCPUSecondsPerRequest = crypto / Double(merged.ok)
+        }
+        return report
+    }
+
+    /// Seconds of the untimed burst that sizes each exchange's pools.
+    let calibrationSeconds = 0.5
+
+    /// How many precomputed requests a phase of the configured length needs at `rate`, with a margin.
+    func poolSize(rate: Double) -> Int {
+        Int((rate * (options.warmup + options.duration) * 1.25).rounded(.up)) + inFlight + 16
+    }
+
+    func record(_ report: PhaseReport) {
+        reports.append(report)
+        TextReport.printPhase(report)
+    }
+
+    /// The standard profile: each requested phase, saturated (closed loop), then one request at a time, then open
+    /// loop at a fraction of the saturating rate.
+    func runProfile() throws(BenchError) {
+        guard let bound else { return }
+        let algorithm = tokenAlgorithm
+        if options.phases.contains("challenge") {
+            let report = try run(name: "challenges", kinds: [.challenge], pattern: [.challenge], pacing: .closed,
+                                 connections: options.connections, streams: options.streams, attestations: [], assertionLanes: [],
+                                 bound: nil)
+            record(report)
+            saturatedRates[.challenge] = max(1, report.throughput)
+        }
+        for kind in [RequestKind.attestation, .assertion] where options.phases.contains(kind.name) {
+            let kindBound = bound.bound(kind, algorithm: algorithm) ?? 1000
+            let jobs = { (rate: Double) throws(BenchError) -> ([Job], [[Job]]) in
+                kind == .attestation
+                    ? (try self.attestationJobs(self.poolSize(rate: rate)), [])
+                    : ([], try self.assertionLanes(perLane: self.poolSize(rate: rate) / self.lanes.count + 1))
+            }
+            // A short untimed burst first: its rate sizes the precomputed pools (the bound is often far above what
+            // a shared machine gives the server, and precomputing for it would cost more than the phase).
+            var (attestations, assertionLanes) = try jobs(kindBound * calibrationSeconds / (options.warmup + options.duration))
+            let calibration = try run(name: "calibration", kinds: [kind], pattern: [kind], pacing: .closed,
+                                      connections: options.connections, streams: options.streams, attestations: attestations,
+                                      assertionLanes: assertionLanes, bound: nil, warmup: 0, duration: calibrationSeconds)
+            let calibrated = max(50, calibration.throughput)
+            Console.line("  (\(kind.name)s: calibration burst \(TextReport.format(calibrated, 0))/s; errors \(calibration.result.errorCount))")
+            // The burst is short and the machine noisy: leave room above it, and never plan for under a third of the bound.
+            (attestations, assertionLanes) = try jobs(min(kindBound, max(calibrated * 2, kindBound / 3)))
+            let saturated = try run(name: "\(kind.name)s", kinds: [kind], pattern: [kind], pacing: .closed,
+                                    connections: options.connections, streams: options.streams, attestations: attestations,
+                                    assertionLanes: assertionLanes, bound: kindBound)
+            record(saturated)
+            let saturatedRate = max(1, saturated.throughput)
+            saturatedRates[kind] = saturatedRate
+            if options.single {
+                (attestations, assertionLanes) = try jobs(min(saturatedRate, 5000))
+                let single = try run(name: "\(kind.name)s, one at a time", kinds: [kind], pattern: [kind], pacing: .closed,
+                                     connections: 1, streams: 1, attestations: attestations, assertionLanes: assertionLanes,
+                                     bound: kindBound)
+                record(single)
+                serviceTime[kind] = single.result.kinds[kind.rawValue].latency.value(atPercentile: 50).secondsValue
+            }
+            if options.openFraction > 0 {
+                let rate = saturatedRate * options.openFraction
+                (attestations, assertionLanes) = try jobs(rate)
+                record(try run(name: "\(kind.name)s, open loop at \(Int(options.openFraction * 100))%", kinds: [kind],
+                               pattern: [kind], pacing: .open(ratePerSecond: rate), connections: options.connections,
+                               streams: options.streams, attestations: attestations, assertionLanes: assertionLanes,
+                               bound: kindBound))
+            }
+        }
+        if options.phases.contains("mixed") {
+            let mix: [RequestKind: Int] = [.attestation: 1, .assertion: 50, .challenge: 51]
+            let mixBound = bound.bound(mix: mix, algorithm: algorithm)
+            // Pools sized from the rates this run saw for each kind alone, when it measured them.
+            var expected = mixBound
+            if mix.keys.allSatisfy({ saturatedRates[$0] != nil }) {
+                expected = min(mixBound, 1.5 * 102 / mix.reduce(0.0) { $0 + Double($1.value) / saturatedRates[$1.key]! })
+            }
+            let attestations = try attestationJobs(poolSize(rate: expected / 102))
+            let assertionLanes = try assertionLanes(perLane: poolSize(rate: expected * 50 / 102) / lanes.count + 1)
+            var pattern: [RequestKind] = [.attestation]
+            for _ in 0..<50 { pattern += [.challenge, .assertion] }
+            pattern.append(.challenge)
+            record(try run(name: "mixed 1:50:51", kinds: [.attestation, .assertion, .challenge], pattern: pattern,
+                           pacing: .closed, connections: options.connections, streams: options.streams,
+                           attestations: attestations, assertionLanes: assertionLanes, bound: mixBound))
+        }
+    }
+
+    /// Lanes for assertions: at least twice the streams in flight, so a free lane is always there.
+    func prepareLanes() throws(BenchError) {
+        try attestLanes(max(64, 2 * inFlight))
+    }
+}
+
+/// The workers and workloads of one phase, each touched only by its own thread while the phase runs.
+final class WorkerSet: @unchecked Sendable {
+    let workers: [LoadWorker]
+    let workloads: [PhaseWorkload]
+    init(workers: [LoadWorker], workloads: [PhaseWorkload]) {
+        self.workers = workers
+        self.workloads = workloads
+    }
+}
+
+extension UInt64 {
+    /// Nanoseconds as seconds.
+    var secondsValue: Double { Double(self) / 1e9 }
+}
+
+/// Standard or URL-safe base64, padded or not (JWT headers); invalid characters are skipped.
+func base64Decode(_ text: String) -> [UInt8] {
+    var output: [UInt8] = []
+    var accumulator: UInt32 = 0
+    var bits = 0
+    for byte in text.utf8 {
+        let value: UInt32
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a") + 26)
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0") + 52)
+        case UInt8(ascii: "+"), UInt8(ascii: "-"): value = 62
+        case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
+        default: continue
+        }
+        accumulator = accumulator << 6 | value
+        bits += 6
+        if bits >= 8 {
+            bits -= 8
+            output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        }
+    }
+    return output
+}

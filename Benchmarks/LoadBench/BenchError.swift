@@ -1,0 +1,5 @@
+/// A failure that stops the bench, with what to tell the person running it.
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,111 @@
+import Glibc
+
+/// The command line: `attestd-bench [--option value] ...` (see `usage`).
+struct BenchOptions: Sendable {
+    var host = "127.0.0.1"
+    var port = 8080
+    var framing = Framing.grpc
+    var projectNumber = "123456789012"
+    var appID = "1:123456789012:ios:0123456789abcdef"
+    var teamID = "DEVTEAM123"
+    var bundleID = "dev.attestd.example"
+    var environment = "development"
+    var connections = 8
+    var streams = 16
+    var threads = 1
+    var warmup = 1.0
+    var duration = 3.0
+    var phases = ["challenge", "attestation", "assertion", "mixed"]
+    /// Open loop at this fraction of each exchange's saturating rate (0: no open-loop phase).
+    var openFraction = 0.5
+    /// One request at a time, for the single-request service time.
+    var single = true
+    var replayEvery = 50
+    var receipts = false
+    var writeRoots: String?
+    var waitSeconds = 30.0
+    var reportDirectory: String?
+    var boundSeconds = 0.5
+    var label = ""
+    var idleConnections = 0
+    var serverPIDFile: String?
+
+    static let usage = """
+        usage: attestd-bench [options]
+          --host ADDR --port N          server (h2c, prior knowledge; default 127.0.0.1:8080)
+          --framing grpc|rest           request framing (default grpc)
+          --project NUMBER --app-id ID --team TEAMID --bundle ID --environment development|production
+                                        the app the server is configured with (default: config/dev.json's)
+          --connections N --streams N   connections, and streams in flight per connection (default 8 x 16)
+          --threads N                   load threads (default 1)
+          --warmup S --duration S       seconds per phase (default 1 + 3)
+          --phases LIST                 challenge,attestation,assertion,mixed (default all)
+          --open-fraction F             open loop at F x the saturating rate (default 0.5; 0: none)
+          --no-single                   skip the one-request-at-a-time service-time phases
+          --replay-every N              replay one in N successful exchanges; all must be refused (default 50)
+          --receipts                    attestations carry signed receipts (trust FILE.receipt.pem for them)
+          --write-roots FILE            write the simulated App Attest root as PEM to FILE (and FILE.receipt.pem)
+          --wait S                      wait up to S seconds for the server to answer (default 30)
+          --report DIR                  write report.json, gnuplot data and plot.gp to DIR
+          --bound-seconds S             seconds per OpenSSL rate measurement (default 0.5)
+          --idle-connections N          at the end, hold N idle connections and read the server's memory
+          --server-pid-file FILE        the server's process id (for its memory, read from /proc)
+          --label TEXT                  free text recorded in the report (server version, load on the machine)
+        """
+
+    static func parse(_ arguments: [String]) throws(BenchError) -> BenchOptions {
+        var options = BenchOptions()
+        var index = 0
+        func value() throws(BenchError) -> String {
+            index += 1
+            guard index < arguments.count else { throw BenchError("\(arguments[index - 1]) needs a value") }
+            return arguments[index]
+        }
+        func number(_ text: String) throws(BenchError) -> Double {
+            guard let number = Double(text), number >= 0 else { throw BenchError("not a number: \(text)") }
+            return number
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--host": options.host = try value()
+            case "--port": options.port = Int(try number(try value()))
+            case "--framing":
+                guard let framing = Framing(rawValue: try value()) else { throw BenchError("--framing is grpc or rest") }
+                options.framing = framing
+            case "--project": options.projectNumber = try value()
+            case "--app-id": options.appID = try value()
+            case "--team": options.teamID = try value()
+            case "--bundle": options.bundleID = try value()
+            case "--environment": options.environment = try value()
+            case "--connections": options.connections = max(1, Int(try number(try value())))
+            case "--streams": options.streams = max(1, Int(try number(try value())))
+            case "--threads": options.threads = max(1, Int(try number(try value())))
+            case "--warmup": options.warmup = try number(try value())
+            case "--duration": options.duration = max(0.1, try number(try value()))
+            case "--phases": options.phases = try value().split(separator: ",").map(String.init)
+            case "--open-fraction": options.openFraction = try number(try value())
+            case "--no-single": options.single = false
+            case "--replay-every": options.replayEvery = Int(try number(try value()))
+            case "--receipts": options.receipts = true
+            case "--write-roots": options.writeRoots = try value()
+            case "--wait": options.waitSeconds = try number(try value())
+            case "--report": options.reportDirectory = try value()
+            case "--bound-seconds": options.boundSeconds = max(0.05, try number(try value()))
+            case "--label": options.label = try value()
+            case "--idle-connections": options.idleConnections = Int(try number(try value()))
+            case "--server-pid-file": options.serverPIDFile = try value()
+            case "--help", "-h":
+                Console.line(usage)
+                exit(0)
+            default: throw BenchError("unknown option \(argument)\n\(usage)")
+            }
+            index += 1
+        }
+        for phase in options.phases where !["challenge", "attestation", "assertion", "mixed"].contains(phase) {
+            throw BenchError("unknown phase \(phase)")
+        }
+        options.threads = min(options.threads, options.connections)
+        return options
+    }
+}

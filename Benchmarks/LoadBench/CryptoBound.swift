@@ -1,0 +1,130 @@
+import COpenSSL
+import Crypto
+
+/// OpenSSL's rates, on this machine and in this run, for the operations each exchange needs: the bound a server
+/// is held to. Each operation runs on one thread per core at once (as a server uses them), through the same EVP
+/// calls a server makes with its keys already parsed.
+///
+/// Rates are per CPU-second of each thread, times the cores: what the machine does when the cores are free. On a
+/// machine shared with other work the wall-clock rates (kept beside them) are lower, and so is the server's
+/// throughput; the CPU-time figures stay comparable from run to run.
+struct CryptoBound: Sendable {
+    /// Operations per second on all cores (per thread CPU-second, times the number of threads).
+    var p384Verify: Double
+    var p256Verify: Double
+    var rsa2048Sign: Double
+    var p256Sign: Double
+    var threads: Int
+    /// Operations per wall-clock second, all threads together, as measured (lower when the machine is busy).
+    var wallClock: [String: Double] = [:]
+
+    /// The token signing rate for a JWS algorithm (`RS256` or `ES256`).
+    func tokenSign(_ algorithm: String) -> Double { algorithm == "ES256" ? p256Sign : rsa2048Sign }
+
+    /// Exchanges per second if nothing but their crypto cost anything.
+    func bound(_ kind: RequestKind, algorithm: String) -> Double? {
+        switch kind {
+        case .challenge: nil
+        case .attestation: 1 / (1 / p384Verify + 1 / tokenSign(algorithm))
+        case .assertion: 1 / (1 / p256Verify + 1 / tokenSign(algorithm))
+        }
+    }
+
+    /// Requests per second for a mix (`counts[kind]` requests of each kind per cycle), challenges costing nothing.
+    func bound(mix counts: [RequestKind: Int], algorithm: String) -> Double {
+        let requests = counts.values.reduce(0, +)
+        var seconds = 0.0
+        for (kind, count) in counts {
+            if let rate = bound(kind, algorithm: algorithm) { seconds += Double(count) / rate }
+        }
+        return Double(requests) / seconds
+    }
+
+    static func measure(threads: Int, secondsEach: Double) -> CryptoBound {
+        var wallClock: [String: Double] = [:]
+        func rate(_ name: String, _ make: @escaping @Sendable () -> EVPOperation) -> Double {
+            let rates = Threads.map(threads) { _ in
+                let operation = make()
+                return operation.rate(seconds: secondsEach)
+            }
+            wallClock[name] = rates.reduce(0) { $0 + $1.wall }
+            return rates.reduce(0) { $0 + $1.cpu }
+        }
+        var bound = CryptoBound(
+            p384Verify: rate("p384Verify") { EVPOperation(keyType: "EC", parameter: "P-384", messageCount: 900, verify: true) },
+            p256Verify: rate("p256Verify") { EVPOperation(keyType: "EC", parameter: "P-256", messageCount: 32, verify: true) },
+            rsa2048Sign: rate("rsa2048Sign") { EVPOperation(keyType: "RSA", parameter: "2048", messageCount: 300, verify: false) },
+            p256Sign: rate("p256Sign") { EVPOperation(keyType: "EC", parameter: "P-256", messageCount: 300, verify: false) },
+            threads: threads)
+        bound.wallClock = wallClock
+        return bound
+    }
+
+    /// CPU seconds one request of `kind` spends in crypto (0 for a challenge).
+    func cryptoCPUSeconds(_ kind: RequestKind, algorithm: String) -> Double {
+        guard let rate = bound(kind, algorithm: algorithm) else { return 0 }
+        return Double(threads) / rate
+    }
+}
+
+/// One signature or verification with SHA-256 on a fresh key, repeated: `EVP_DigestSign*` / `EVP_DigestVerify*`.
+final class EVPOperation {
+    private let key: OpaquePointer
+    private let context: OpaquePointer
+    private let message: [UInt8]
+    private var signature = [UInt8](repeating: 0, count: 512)
+    private var signatureCount = 512
+    private let verify: Bool
+
+    /// `keyType` "EC" with a curve name, or "RSA" with a bit count.
+    init(keyType: String, parameter: String, messageCount: Int, verify: Bool) {
+        self.verify = verify
+        let generator = EVP_PKEY_CTX_new_from_name(nil, keyType, nil)
+        defer { EVP_PKEY_CTX_free(generator) }
+        var generated: OpaquePointer?
+        guard EVP_PKEY_keygen_init(generator) == 1 else { preconditionFailure("OpenSSL has no \(keyType) keys") }
+        let configured = keyType == "RSA"
+            ? EVP_PKEY_CTX_set_rsa_keygen_bits(generator, Int32(parameter) ?? 2048)
+            : EVP_PKEY_CTX_set_group_name(generator, parameter)
+        guard configured > 0, EVP_PKEY_generate(generator, &generated) == 1, let generated
+        else { preconditionFailure("OpenSSL could not generate a \(keyType) \(parameter) key") }
+        key = generated
+        context = EVP_MD_CTX_new()
+        message = SecureRandom.bytes(count: messageCount)
+        guard EVP_DigestSignInit_ex(context, nil, "SHA256", nil, nil, key, nil) == 1,
+              EVP_DigestSign(context, &signature, &signatureCount, message, message.count) == 1
+        else { preconditionFailure("OpenSSL could not sign with \(keyType) \(parameter)") }
+    }
+
+    deinit {
+        EVP_MD_CTX_free(context)
+        EVP_PKEY_free(key)
+    }
+
+    /// Operations per wall-clock second and per CPU-second of this thread, over about `seconds`.
+    func rate(seconds: Double) -> (wall: Double, cpu: Double) {
+        let cpuStart = ProcessCPU.threadSeconds()
+        let start = MonotonicTime.nanoseconds()
+        let end = start + MonotonicTime.nanoseconds(seconds: seconds)
+        var count = 0
+        var now = start
+        while now < end {
+            for _ in 0..<4 { precondition(once(), "OpenSSL operation failed") }
+            count += 4
+            now = MonotonicTime.nanoseconds()
+        }
+        let cpu = ProcessCPU.threadSeconds() - cpuStart
+        return (Double(count) / MonotonicTime.seconds(now - start), Double(count) / max(cpu, 1e-9))
+    }
+
+    private func once() -> Bool {
+        EVP_MD_CTX_reset(context)
+        if verify {
+            return EVP_DigestVerifyInit_ex(context, nil, "SHA256", nil, nil, key, nil) == 1
+                && EVP_DigestVerify(context, signature, signatureCount, message, message.count) == 1
+        }
+        var length = signature.count
+        return EVP_DigestSignInit_ex(context, nil, "SHA256", nil, nil, key, nil) == 1
+            && EVP_DigestSign(context, &signature, &length, message, message.count) == 1
+    }
+}

@@ -1,0 +1,43 @@
+/// One phase as reported: how it was run, what it measured, and its bound.
+struct PhaseReport: Sendable {
+    var name: String
+    var kinds: [RequestKind]
+    var pacing: String
+    /// Open loop: the arrival rate asked for (requests/s).
+    var targetRate: Double?
+    var connections: Int
+    var streams: Int
+    var result: PhaseResult
+    /// Requests per second if only crypto cost anything (nil for challenges alone).
+    var bound: Double?
+    /// CPU seconds the server and the bench used during the measured window (when the server's pid is known).
+    var serverCPUSeconds: Double?
+    var benchCPUSeconds: Double?
+    /// CPU seconds the whole machine was busy in the window (server, bench and everything else), and stolen.
+    var machineBusyCPUSeconds: Double?
+    var stolenCPUSeconds: Double?
+
+    /// CPU seconds other processes (other engineers' builds, say) took in the window.
+    var otherCPUSeconds: Double? {
+        guard let machineBusyCPUSeconds, let serverCPUSeconds, let benchCPUSeconds else { return nil }
+        return max(0, machineBusyCPUSeconds - serverCPUSeconds - benchCPUSeconds)
+    }
+    /// CPU seconds of crypto an average successful request of this phase needs (OpenSSL's rates).
+    var cryptoCPUSecondsPerRequest: Double?
+
+    var throughput: Double { result.measuredSeconds > 0 ? Double(result.ok) / result.measuredSeconds : 0 }
+    var ratio: Double? { bound.map { throughput / $0 } }
+
+    /// Server CPU seconds per successful request in the window.
+    var serverCPUSecondsPerRequest: Double? {
+        guard let serverCPUSeconds, result.ok > 0 else { return nil }
+        return serverCPUSeconds / Double(result.ok)
+    }
+
+    /// The share of the server's CPU time that was the crypto itself: the bound's ratio with other load on the
+    /// machine taken out (1.0 would be a server that spends nothing beside OpenSSL).
+    var cpuEfficiency: Double? {
+        guard let crypto = cryptoCPUSecondsPerRequest, crypto > 0, let server = serverCPUSecondsPerRequest, server > 0 else { return nil }
+        return crypto / server
+    }
+}

@@ -1,0 +1,43 @@
+import Glibc
+
+/// CPU time (user + system) a process has used, from /proc: how much of the machine the server and the bench
+/// each took during a phase, whatever else was running.
+enum ProcessCPU {
+    /// Seconds of CPU used so far by `pid` (nil: this process), or nil if /proc cannot tell.
+    static func seconds(pid: Int32?) -> Double? {
+        let path = pid.map { "/proc/\($0)/stat" } ?? "/proc/self/stat"
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 1024)
+        guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // The command name may hold spaces: fields are counted after its closing parenthesis (field 3 first).
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// CPU seconds the calling thread has used (CLOCK_THREAD_CPUTIME_ID).
+    static func threadSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// CPU seconds the whole machine has spent busy (all cores, everything but idle and iowait), and stolen by a
+    /// hypervisor, from /proc/stat: what else ran beside the server and the bench.
+    static func machine() -> (busy: Double, steal: Double)? {
+        guard let file = fopen("/proc/stat", "r") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 512)
+        guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let fields = text.split(separator: " ").dropFirst().compactMap { Double($0.filter { !$0.isWhitespace }) }
+        guard fields.count >= 8 else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        // user nice system idle iowait irq softirq steal
+        let busy = fields[0] + fields[1] + fields[2] + fields[5] + fields[6]
+        return (busy / ticks, fields[7] / ticks)
+    }
+}

@@ -1,0 +1,237 @@
+import Glibc
+
+/// The files a run leaves in its report folder: `report.json` (everything measured), `latency.dat` and
+/// `timeline.dat` (gnuplot data) and `plot.gp` (renders `bench.png`: latency percentiles and throughput over time).
+enum ReportFiles {
+    static func write(_ bench: Bench, to directory: String) throws(BenchError) {
+        mkdir(directory, 0o755)
+        try save(json(bench), to: "\(directory)/report.json")
+        var latency = "# phase index, percentile, 1/(1-p), latency ms\n"
+        var timeline = "# phase index, seconds from phase start, ok requests/s\n"
+        for (index, report) in bench.reports.enumerated() {
+            latency += "# \(report.name)\n"
+            for percentile in [0.0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 100] {
+                let x = percentile >= 100 ? 1e5 : 1 / (1 - percentile / 100)
+                let value = report.result.latency.value(atPercentile: percentile)
+                latency += "\(index) \(percentile) \(x) \(Double(value) / 1e6)\n"
+            }
+            latency += "\n\n"
+            timeline += "# \(report.name)\n"
+            for (bin, count) in report.result.timeline.enumerated() {
+                timeline += "\(index) \(Double(bin) * PhaseResult.binSeconds) \(Double(count) / PhaseResult.binSeconds)\n"
+            }
+            timeline += "\n\n"
+        }
+        try save(latency, to: "\(directory)/latency.dat")
+        try save(timeline, to: "\(directory)/timeline.dat")
+        try save(plot(bench), to: "\(directory)/plot.gp")
+    }
+
+    private static func save(_ text: String, to path: String) throws(BenchError) {
+        guard let file = fopen(path, "w") else { throw BenchError("cannot write \(path)") }
+        fputs(text, file)
+        fclose(file)
+    }
+
+    private static func plot(_ bench: Bench) -> String {
+        let titles = bench.reports.map { $0.name.replacing("\"", with: "'") }
+        let latencyPlots = titles.enumerated().map { index, title in
+            "'latency.dat' index \(index) using 3:4 with linespoints title \"\(title)\""
+        }.joined(separator: ", \\\n     ")
+        let timelinePlots = titles.enumerated().map { index, title in
+            "'timeline.dat' index \(index) using 2:3 with lines title \"\(title)\""
+        }.joined(separator: ", \\\n     ")
+        return """
+            # gnuplot plot.gp (run in this folder) -> bench.png
+            set terminal pngcairo size 1400,1100 noenhanced font ",10"
+            set output 'bench.png'
+            set multiplot layout 2,1 title "attestd-bench: \(bench.options.label.replacing("\"", with: "'")), \(bench.cores) cores, load average \(bench.loadAverage) at start"
+            set title "latency by percentile (HDR-style histogram)"
+            set logscale x
+            set logscale y
+            set xtics ("p0" 1, "p50" 2, "p90" 10, "p99" 100, "p99.9" 1000, "p99.99" 10000, "max" 100000)
+            set ylabel "ms"
+            set key outside right
+            set grid
+            plot \(latencyPlots)
+            unset logscale x
+            set xtics auto
+            set title "successful requests/s over time (100 ms bins, warm-up \(bench.options.warmup) s included; log scale)"
+            set xlabel "seconds from phase start"
+            set ylabel "requests/s"
+            plot \(timelinePlots)
+            unset multiplot
+
+            """
+    }
+
+    static func json(_ bench: Bench) -> String {
+        var out = JSONOut()
+        out.object {
+            $0.field("label", bench.options.label)
+            $0.field("framing", bench.options.framing.rawValue)
+            $0.field("cores", bench.cores)
+            $0.field("loadThreads", bench.options.threads)
+            $0.field("warmupSeconds", bench.options.warmup)
+            $0.field("durationSeconds", bench.options.duration)
+            $0.field("tokenAlgorithm", bench.tokenAlgorithm)
+            $0.field("loadAverageAtStart", bench.loadAverage)
+            if let idle = bench.idle {
+                $0.key("idleConnections")
+                $0.object {
+                    $0.field("requested", idle.requested)
+                    $0.field("opened", idle.opened)
+                    $0.field("serverRSSBeforeBytes", idle.serverRSSBeforeBytes)
+                    $0.field("serverRSSAfterBytes", idle.serverRSSAfterBytes)
+                    $0.field("seconds", idle.seconds)
+                }
+            }
+            if let bound = bench.bound {
+                $0.key("cryptoBound")
+                $0.object {
+                    $0.field("threads", bound.threads)
+                    $0.field("p384VerifyPerSecond", bound.p384Verify)
+                    $0.field("p256VerifyPerSecond", bound.p256Verify)
+                    $0.field("rsa2048SignPerSecond", bound.rsa2048Sign)
+                    $0.field("p256SignPerSecond", bound.p256Sign)
+                    $0.field("ratesAre", "operations per CPU-second of each thread, summed over one thread per core")
+                    $0.key("wallClockPerSecond")
+                    $0.object { for (name, rate) in bound.wallClock.sorted(by: { $0.key < $1.key }) { $0.field(name, rate) } }
+                }
+            }
+            $0.key("serviceTimeSeconds")
+            $0.object {
+                for (kind, seconds) in bench.serviceTime.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                    $0.field(kind.name, seconds)
+                }
+            }
+            $0.key("phases")
+            $0.array {
+                for report in bench.reports {
+                    $0.object { phase(report, &$0) }
+                }
+            }
+        }
+        return out.text + "\n"
+    }
+
+    private static func phase(_ report: PhaseReport, _ out: inout JSONOut) {
+        out.field("name", report.name)
+        out.field("pacing", report.pacing)
+        if let rate = report.targetRate { out.field("targetRatePerSecond", rate) }
+        out.field("connections", report.connections)
+        out.field("streamsPerConnection", report.streams)
+        out.field("measuredSeconds", report.result.measuredSeconds)
+        out.field("okPerSecond", report.throughput)
+        if let bound = report.bound { out.field("boundPerSecond", bound) }
+        if let ratio = report.ratio { out.field("ratioToBound", ratio) }
+        if let seconds = report.serverCPUSeconds { out.field("serverCPUSeconds", seconds) }
+        if let seconds = report.benchCPUSeconds { out.field("benchCPUSeconds", seconds) }
+        if let seconds = report.otherCPUSeconds { out.field("otherProcessesCPUSeconds", seconds) }
+        if let seconds = report.stolenCPUSeconds { out.field("stolenCPUSeconds", seconds) }
+        if let seconds = report.serverCPUSecondsPerRequest { out.field("serverCPUSecondsPerRequest", seconds) }
+        if let seconds = report.cryptoCPUSecondsPerRequest { out.field("cryptoCPUSecondsPerRequest", seconds) }
+        if let efficiency = report.cpuEfficiency { out.field("cpuEfficiency", efficiency) }
+        out.field("exhausted", report.result.exhausted)
+        out.field("timedOut", report.result.timedOut)
+        out.field("notSent", report.result.notSent)
+        out.key("latencyMs")
+        latency(report.result.latency, &out)
+        out.key("timelineOkPerSecond")
+        out.array { for count in report.result.timeline { $0.value(Double(count) / PhaseResult.binSeconds) } }
+        out.key("kinds")
+        out.object {
+            for kind in report.kinds {
+                let stats = report.result.kinds[kind.rawValue]
+                $0.key(kind.name)
+                $0.object {
+                    $0.field("ok", stats.ok)
+                    $0.key("errors")
+                    $0.object { for (status, count) in stats.errors.sorted(by: { $0.key < $1.key }) { $0.field(status, count) } }
+                    $0.key("errorSamples")
+                    $0.object { for (status, text) in stats.errorSamples.sorted(by: { $0.key < $1.key }) { $0.field(status, text) } }
+                    $0.field("replaysSent", stats.replaysSent)
+                    $0.field("replaysRefused", stats.replaysRefused)
+                    $0.key("replaysNotRefused")
+                    $0.object { for (status, count) in stats.replayOther.sorted(by: { $0.key < $1.key }) { $0.field(status, count) } }
+                    $0.key("latencyMs")
+                    latency(stats.latency, &$0)
+                }
+            }
+        }
+    }
+
+    private static func latency(_ histogram: LatencyHistogram, _ out: inout JSONOut) {
+        out.object {
+            $0.field("count", Int(histogram.total))
+            $0.field("mean", histogram.mean / 1e6)
+            for (name, percentile) in TextReport.percentiles {
+                $0.field(name, Double(histogram.value(atPercentile: percentile)) / 1e6)
+            }
+        }
+    }
+}
+
+/// A minimal JSON writer for the report (keys in the order written).
+struct JSONOut {
+    private(set) var text = ""
+    private var needsComma = false
+
+    mutating func object(_ body: (inout JSONOut) -> Void) {
+        separate()
+        text += "{"
+        needsComma = false
+        body(&self)
+        text += "}"
+        needsComma = true
+    }
+
+    mutating func array(_ body: (inout JSONOut) -> Void) {
+        separate()
+        text += "["
+        needsComma = false
+        body(&self)
+        text += "]"
+        needsComma = true
+    }
+
+    mutating func key(_ name: String) {
+        separate()
+        text += quoted(name) + ":"
+        needsComma = false
+    }
+
+    mutating func field(_ name: String, _ value: String) { key(name); separate(); text += quoted(value); needsComma = true }
+    mutating func field(_ name: String, _ value: Int) { key(name); separate(); text += "\(value)"; needsComma = true }
+    mutating func field(_ name: String, _ value: Bool) { key(name); separate(); text += "\(value)"; needsComma = true }
+    mutating func field(_ name: String, _ number: Double) { key(name); value(number) }
+
+    mutating func value(_ value: Double) {
+        separate()
+        text += value.isFinite ? "\(value)" : "null"
+        needsComma = true
+    }
+
+    private mutating func separate() {
+        if needsComma { text += "," }
+        needsComma = false
+    }
+
+    private func quoted(_ string: String) -> String {
+        var result = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case _ where scalar.value < 0x20: result += "\\u00" + String(scalar.value, radix: 16).leftPad(2)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
+
+extension String {
+    func leftPad(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}

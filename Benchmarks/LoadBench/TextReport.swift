@@ -1,0 +1,117 @@
+/// The human-readable report on standard output.
+enum TextReport {
+    static let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("max", 100)]
+
+    static func milliseconds(_ nanoseconds: UInt64) -> String { format(Double(nanoseconds) / 1e6, 2) }
+
+    static func format(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite else { return "-" }
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let rounded = (value * scale).rounded() / scale
+        var text = "\(rounded)"
+        if text.hasSuffix(".0") && digits == 0 { text.removeLast(2) }
+        if let dot = text.firstIndex(of: "."), digits > 0 {
+            let decimals = text.distance(from: dot, to: text.endIndex) - 1
+            if decimals < digits { text += String(repeating: "0", count: digits - decimals) }
+        }
+        return text
+    }
+
+    static func printBound(_ bound: CryptoBound, algorithm: String) {
+        Console.line("""
+            crypto bound (OpenSSL EVP, \(bound.threads) threads at once, ops per second of CPU on all cores): \
+            P-384 verify \(format(bound.p384Verify, 0)), P-256 verify \(format(bound.p256Verify, 0)), \
+            RSA-2048 sign \(format(bound.rsa2048Sign, 0)), P-256 sign \(format(bound.p256Sign, 0))
+            wall-clock rates measured alongside (lower when the machine is busy): \
+            \(bound.wallClock.sorted { $0.key < $1.key }.map { "\($0.key) \(format($0.value, 0))" }.joined(separator: ", "))
+            tokens: \(algorithm); bound: attestations \(format(bound.bound(.attestation, algorithm: algorithm) ?? 0, 0))/s, \
+            assertions \(format(bound.bound(.assertion, algorithm: algorithm) ?? 0, 0))/s
+            """)
+    }
+
+    static func printPhase(_ report: PhaseReport) {
+        let result = report.result
+        var line = "\(report.name) [\(report.pacing)"
+        if let rate = report.targetRate { line += " \(format(rate, 0))/s" }
+        line += ", \(report.connections)x\(report.streams)]: \(format(report.throughput, 0)) ok/s over \(format(result.measuredSeconds, 2)) s"
+        if let bound = report.bound, let ratio = report.ratio {
+            line += ", bound \(format(bound, 0))/s, ratio \(format(ratio, 3))"
+        }
+        if result.exhausted { line += " (precomputed requests ran out)" }
+        Console.line(line)
+        if let server = report.serverCPUSecondsPerRequest {
+            var cpu = "  server CPU \(format(server * 1e3, 3)) ms/request"
+            if let crypto = report.cryptoCPUSecondsPerRequest, crypto > 0 { cpu += ", of which crypto \(format(crypto * 1e3, 3)) ms" }
+            if let efficiency = report.cpuEfficiency { cpu += " (CPU efficiency \(format(efficiency, 3)))" }
+            if let total = report.serverCPUSeconds, report.result.measuredSeconds > 0 {
+                cpu += "; server used \(format(total / report.result.measuredSeconds, 2)) cores"
+            }
+            if let bench = report.benchCPUSeconds, report.result.measuredSeconds > 0 {
+                cpu += ", bench \(format(bench / report.result.measuredSeconds, 2))"
+            }
+            if let others = report.otherCPUSeconds, report.result.measuredSeconds > 0 {
+                cpu += ", other processes \(format(others / report.result.measuredSeconds, 2))"
+            }
+            if let stolen = report.stolenCPUSeconds, stolen > 0.01, report.result.measuredSeconds > 0 {
+                cpu += ", stolen \(format(stolen / report.result.measuredSeconds, 2))"
+            }
+            Console.line(cpu)
+        }
+        Console.line("  latency ms: " + percentiles.map { "\($0.0) \(milliseconds(result.latency.value(atPercentile: $0.1)))" }
+            .joined(separator: "  "))
+        for kind in report.kinds {
+            let stats = result.kinds[kind.rawValue]
+            var text = "  \(kind.name): ok \(stats.ok), errors \(stats.errorCount)"
+            if report.kinds.count > 1 {
+                text += ", p50 \(milliseconds(stats.latency.value(atPercentile: 50))) p99 \(milliseconds(stats.latency.value(atPercentile: 99)))"
+            }
+            for (status, count) in stats.errors.sorted(by: { $0.value > $1.value }) {
+                text += "\n    \(status): \(count) (\(stats.errorSamples[status] ?? ""))"
+            }
+            if stats.replaysSent > 0 || kind != .challenge {
+                text += "; replays refused \(stats.replaysRefused)/\(stats.replaysSent)"
+                for (status, count) in stats.replayOther { text += " [NOT REFUSED: \(status) x\(count)]" }
+            }
+            Console.line(text)
+        }
+        if result.timedOut > 0 { Console.line("  timed out: \(result.timedOut)") }
+        if result.notSent > 0 { Console.line("  not sent (no free stream before the window ended): \(result.notSent)") }
+    }
+
+    static func printIdle(_ idle: IdleConnectionsReport) {
+        let megabytes = { (bytes: Int) in format(Double(bytes) / 1_048_576, 1) }
+        Console.line("""
+            idle connections: \(idle.opened)/\(idle.requested) open in \(format(idle.seconds, 1)) s; server RSS \
+            \(megabytes(idle.serverRSSBeforeBytes)) MB before, \(megabytes(idle.serverRSSAfterBytes)) MB holding them \
+            (\(format(idle.perConnectionBytes / 1024, 1)) KB per connection)
+            """)
+    }
+
+    /// Issue 5's targets, each with the figure measured in this run.
+    static func printTargets(_ bench: Bench) {
+        Console.line("targets (\(bench.tokenAlgorithm) tokens):")
+        for report in bench.reports where report.pacing == "closed" && report.connections * report.streams > 1 {
+            guard let ratio = report.ratio, report.kinds.count == 1 else { continue }
+            var line = "  \(report.name) >= 0.8 x bound: \(format(ratio, 3)) \(ratio >= 0.8 ? "met" : "MISSED")"
+            if let efficiency = report.cpuEfficiency { line += " (CPU efficiency \(format(efficiency, 3)))" }
+            Console.line(line)
+        }
+        for report in bench.reports where report.pacing == "open" {
+            guard let kind = report.kinds.first, let service = bench.serviceTime[kind], service > 0 else { continue }
+            let p99 = report.result.latency.value(atPercentile: 99).secondsValue
+            let times = p99 / service
+            Console.line("""
+                  \(report.name): p99 \(format(p99 * 1e3, 2)) ms <= 3 x service time \(format(service * 1e3, 2)) ms: \
+                \(format(times, 2)) x \(times <= 3 ? "met" : "MISSED")
+                """)
+        }
+        if let idle = bench.idle {
+            let megabytes = Double(idle.serverRSSAfterBytes) / 1_048_576
+            Console.line("""
+                  server RSS holding \(idle.opened) idle connections <= 200 MB: \(format(megabytes, 1)) MB \
+                \(megabytes <= 200 && idle.opened >= 10_000 ? "met" : idle.opened < 10_000 ? "(fewer than 10,000 connections)" : "MISSED")
+                """)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// Deletes expired challenges and tokens every interval, on a thread of its own, through the store's writer (so a
+/// sweep is just another write, in batches bounded by `batchSize` so it never holds the write lock for long).
+final class SQLiteSweeper: Sendable {
+    private let wake = ConditionLock()
+    // Guarded by `wake`.
+    nonisolated(unsafe) private var stopping = false
+    private let writer: SQLiteWriter
+    private let clock: @Sendable () -> Int64
+    private let batchSize: Int
+
+    init(writer: SQLiteWriter, clock: @escaping @Sendable () -> Int64, batchSize: Int) {
+        self.writer = writer
+        self.clock = clock
+        self.batchSize = max(1, batchSize)
+    }
+
+    /// Deletes everything expired now, one batch per transaction, and returns how many records went.
+    func sweep() throws(StoreError) -> Int {
+        var total = 0
+        while true {
+            guard case .swept(let count) = try writer.submit(.sweep(now: clock(), limit: batchSize)) else {
+                throw StoreError("sqlite: unexpected outcome")
+            }
+            total += count
+            // Each table deletes at most `batchSize`: fewer in all means nothing expired is left.
+            if count < batchSize { return total }
+        }
+    }
+
+    /// The sweeper thread's loop: sweeps every `interval` seconds until `stop()`.
+    func run(every interval: Double) {
+        while true {
+            let stopped = wake.withLock {
+                if !stopping { wake.wait(seconds: interval) }
+                return stopping
+            }
+            if stopped { return }
+            // A failed sweep is retried next round; the records it would have removed block nothing meanwhile.
+            _ = try? sweep()
+        }
+    }
+
+    func stop() {
+        wake.withLock {
+            stopping = true
+            wake.signal()
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Testing
+@testable import attestd_bench
+
+@Suite("CryptoBound")
+struct CryptoBoundTests {
+    private let bound = CryptoBound(p384Verify: 1000, p256Verify: 8000, rsa2048Sign: 2000, p256Sign: 24000, threads: 2)
+
+    @Test("an exchange's bound adds the times of its operations")
+    func exchangeBounds() {
+        #expect(abs(bound.bound(.attestation, algorithm: "RS256")! - 1 / (1.0 / 1000 + 1.0 / 2000)) < 1e-9)
+        #expect(abs(bound.bound(.assertion, algorithm: "ES256")! - 1 / (1.0 / 8000 + 1.0 / 24000)) < 1e-9)
+        #expect(bound.bound(.challenge, algorithm: "RS256") == nil)
+    }
+
+    @Test("a mix's bound counts its challenges as free requests")
+    func mixBound() {
+        let mix: [RequestKind: Int] = [.attestation: 1, .assertion: 1, .challenge: 2]
+        let seconds = 1 / bound.bound(.attestation, algorithm: "RS256")! + 1 / bound.bound(.assertion, algorithm: "RS256")!
+        #expect(abs(bound.bound(mix: mix, algorithm: "RS256") - 4 / seconds) < 1e-6)
+    }
+
+    @Test("OpenSSL's operations run and report positive rates")
+    func operationsRun() {
+        let operation = EVPOperation(keyType: "EC", parameter: "P-256", messageCount: 32, verify: true)
+        let rate = operation.rate(seconds: 0.01)
+        #expect(rate.wall > 0 && rate.cpu > 0)
+    }
+}

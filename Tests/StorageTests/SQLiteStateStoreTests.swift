@@ -1,0 +1,139 @@
+import Foundation
+import Storage
+import Testing
+
+@Suite("SQLite state store")
+struct SQLiteStateStoreTests {
+    let directory: TemporaryDirectory
+    var path: String { directory.file("state.db") }
+
+    init() throws { directory = try TemporaryDirectory("sqlite") }
+
+    func record(_ id: UInt8) -> AttestedKeyRecord {
+        AttestedKeyRecord(keyID: [id], appID: "1:1:ios:a", environment: "production", publicKey: [4, 1, 2],
+                          firstSeen: 1_000, lastSeen: 1_000)
+    }
+
+    @Test("keeps consumed challenges, tokens, counters and revocations across closing and reopening the file")
+    func survivesReopening() throws {
+        let expiresAt = Int64(Date().timeIntervalSince1970) + 300
+        do {
+            let store = try SQLiteStateStore(SQLiteConfiguration(path: path))
+            #expect(try store.consumeChallenge([1], expiresAt: expiresAt))
+            #expect(try store.consumeToken("jti", expiresAt: expiresAt))
+            try store.registerKey(record(1))
+            try store.registerKey(record(2))
+            #expect(try store.advanceCounter(keyID: [1], to: 41, now: 1_001) == .advanced)
+            #expect(try store.revokeKey([2], now: 1_002))
+            store.close()
+        }
+        let reopened = try SQLiteStateStore(SQLiteConfiguration(path: path))
+        #expect(try !reopened.consumeChallenge([1], expiresAt: expiresAt))
+        #expect(try !reopened.consumeToken("jti", expiresAt: expiresAt))
+        #expect(try reopened.advanceCounter(keyID: [1], to: 41, now: 1_003) == .notIncreasing(stored: 41))
+        #expect(try reopened.advanceCounter(keyID: [2], to: 1, now: 1_003) == .revoked)
+        #expect(try reopened.attestedKey([1])?.counter == 41)
+    }
+
+    @Test("two stores on one file see each other's writes, and of 16 racing threads across them one wins")
+    func sharedFile() throws {
+        let expiresAt = Int64(Date().timeIntervalSince1970) + 300
+        let first = try SQLiteStateStore(SQLiteConfiguration(path: path))
+        let second = try SQLiteStateStore(SQLiteConfiguration(path: path))
+        #expect(try first.consumeChallenge([1], expiresAt: expiresAt))
+        #expect(try !second.consumeChallenge([1], expiresAt: expiresAt))
+        try second.registerKey(record(5))
+        #expect(try first.attestedKey([5]) != nil)
+        #expect(try first.advanceCounter(keyID: [5], to: 1, now: 1_001) == .advanced)
+        #expect(try second.attestedKey([5])?.counter == 1)
+        #expect(try second.revokeKey([5], now: 1_002))
+        #expect(try first.advanceCounter(keyID: [5], to: 2, now: 1_003) == .revoked)
+
+        try first.registerKey(record(6))
+        let outcomes = onThreads(16) { index in
+            Result { () throws(StoreError) in try (index % 2 == 0 ? first : second).advanceCounter(keyID: [6], to: 9, now: 1_004) }
+        }
+        #expect(outcomes.filter { (try? $0.get()) == .advanced }.count == 1)
+        #expect(outcomes.filter { (try? $0.get()) == .notIncreasing(stored: 9) }.count == 15)
+    }
+
+    @Test("sweeps expired challenges and tokens in bounded batches, and only expired ones")
+    func sweep() throws {
+        let clock = TestClock()
+        let store = try SQLiteStateStore(SQLiteConfiguration(path: path, sweepIntervalSeconds: 0, sweepBatchSize: 2, clock: clock.source))
+        let now = clock.now
+        for nonce in UInt8(0)..<5 { #expect(try store.consumeChallenge([nonce], expiresAt: now + 10)) }
+        for nonce in UInt8(5)..<8 { #expect(try store.consumeChallenge([nonce], expiresAt: now + 1_000)) }
+        for token in 0..<3 { #expect(try store.consumeToken("t\(token)", expiresAt: now + 10)) }
+        #expect(try store.sweepExpired() == 0)
+        clock.set(now + 11)
+        #expect(try store.sweepExpired() == 8)
+        let raw = RawSQLite(path)
+        #expect(raw.integer("SELECT count(*) FROM consumed_challenges") == 3)
+        #expect(raw.integer("SELECT count(*) FROM consumed_tokens") == 0)
+        #expect(try !store.consumeChallenge([7], expiresAt: now + 1_000))
+    }
+
+    @Test("deletes expired records in the background")
+    func backgroundSweep() throws {
+        let clock = TestClock()
+        let store = try SQLiteStateStore(SQLiteConfiguration(path: path, sweepIntervalSeconds: 0.05, clock: clock.source))
+        #expect(try store.consumeChallenge([1], expiresAt: clock.now + 5))
+        #expect(try store.consumeToken("jti", expiresAt: clock.now + 5))
+        let raw = RawSQLite(path)
+        #expect(raw.integer("SELECT count(*) FROM consumed_challenges") == 1)
+        clock.set(clock.now + 6)
+        // Waits for the sweeper thread, not for a duration: the loop ends as soon as the rows are gone.
+        var remaining: Int64?
+        for _ in 0..<200 {
+            remaining = (raw.integer("SELECT count(*) FROM consumed_challenges") ?? -1)
+                + (raw.integer("SELECT count(*) FROM consumed_tokens") ?? -1)
+            if remaining == 0 { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(remaining == 0)
+        _ = store
+    }
+
+    @Test("fails with StoreError when another process holds the write lock beyond the busy timeout")
+    func lockedBeyondTimeout() throws {
+        let store = try SQLiteStateStore(SQLiteConfiguration(path: path, busyTimeoutMilliseconds: 100))
+        let expiresAt = Int64(Date().timeIntervalSince1970) + 300
+        let other = RawSQLite(path)
+        #expect(other.execute("BEGIN IMMEDIATE") == 0)
+        #expect(throws: StoreError.self) { try store.consumeChallenge([1], expiresAt: expiresAt) }
+        #expect(other.execute("COMMIT") == 0)
+        // The failed batch was rolled back, so the challenge is still unused, and the store works again.
+        #expect(try store.consumeChallenge([1], expiresAt: expiresAt))
+    }
+
+    @Test("fails with StoreError on a file that is not a database")
+    func corruptFile() throws {
+        try Data(repeating: 0x5A, count: 8_192).write(to: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.self) { try SQLiteStateStore(SQLiteConfiguration(path: path)) }
+    }
+
+    @Test("fails with StoreError when the file cannot be created")
+    func unwritableDirectory() throws {
+        #expect(throws: StoreError.self) {
+            try SQLiteStateStore(SQLiteConfiguration(path: directory.file("missing/state.db")))
+        }
+    }
+
+    @Test("puts the file in WAL mode, with either durability", arguments: [SQLiteConfiguration.Durability.processCrash, .powerLoss])
+    func walMode(durability: SQLiteConfiguration.Durability) throws {
+        let store = try SQLiteStateStore(SQLiteConfiguration(path: path, durability: durability))
+        #expect(try store.consumeChallenge([1], expiresAt: Int64(Date().timeIntervalSince1970) + 300))
+        // journal_mode is stored in the file, so a fresh connection reads it back.
+        let raw = RawSQLite(path)
+        #expect(raw.integer("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'") == 1)
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test("refuses calls after close with StoreError")
+    func closed() throws {
+        let store = try SQLiteStateStore(SQLiteConfiguration(path: path))
+        store.close()
+        #expect(throws: StoreError.self) { try store.consumeToken("jti", expiresAt: 2_000_000_000) }
+    }
+}

@@ -1,0 +1,153 @@
+import Storage
+import Testing
+
+/// The contract of `StateStore`, checked against every implementation: memory, a SQLite file, a real Redis.
+@Suite("State store semantics")
+struct StateStoreSemanticsTests {
+    static func record(_ id: [UInt8], at time: Int64) -> AttestedKeyRecord {
+        AttestedKeyRecord(keyID: id, appID: "1:1:ios:a", environment: "production", publicKey: [4] + Array(repeating: 7, count: 64),
+                          firstSeen: time, lastSeen: time, receipt: [0x30, 0x80, 0x00], riskMetric: 3)
+    }
+
+    @Test("consumes a challenge once, and again only after it expired", arguments: StoreKind.allCases)
+    func challenges(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let expiresAt = fixture.now + 2
+        #expect(try store.consumeChallenge([1, 2, 3], expiresAt: expiresAt))
+        #expect(try !store.consumeChallenge([1, 2, 3], expiresAt: expiresAt))
+        #expect(try store.consumeChallenge([1, 2, 4], expiresAt: expiresAt))
+        fixture.passExpiry(of: expiresAt)
+        #expect(try store.consumeChallenge([1, 2, 3], expiresAt: fixture.now + 300))
+        #expect(try !store.consumeChallenge([1, 2, 3], expiresAt: fixture.now + 300))
+    }
+
+    @Test("consumes a limited-use token once, and again only after it expired", arguments: StoreKind.allCases)
+    func tokens(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let expiresAt = fixture.now + 2
+        #expect(try store.consumeToken("jti-1", expiresAt: expiresAt))
+        #expect(try !store.consumeToken("jti-1", expiresAt: expiresAt))
+        #expect(try store.consumeToken("jti-2", expiresAt: expiresAt))
+        fixture.passExpiry(of: expiresAt)
+        #expect(try store.consumeToken("jti-1", expiresAt: fixture.now + 300))
+    }
+
+    @Test("keeps nonces and key ids apart byte for byte, zero bytes included", arguments: StoreKind.allCases)
+    func binaryIdentifiers(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let expiresAt = fixture.now + 300
+        #expect(try store.consumeChallenge([0, 1], expiresAt: expiresAt))
+        #expect(try store.consumeChallenge([0, 1, 0], expiresAt: expiresAt))
+        #expect(try store.consumeChallenge([0xFF, 0], expiresAt: expiresAt))
+        #expect(try !store.consumeChallenge([0, 1, 0], expiresAt: expiresAt))
+        try store.registerKey(Self.record([0, 0], at: fixture.now))
+        #expect(try store.attestedKey([0]) == nil)
+        #expect(try store.attestedKey([0, 0])?.keyID == [0, 0])
+    }
+
+    @Test("stores every field of an attested key and reads it back", arguments: StoreKind.allCases)
+    func roundTrip(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let full = Self.record([9, 9], at: 1_700_000_000)
+        var bare = Self.record([8], at: 1_700_000_001)
+        bare.receipt = nil
+        bare.riskMetric = nil
+        try store.registerKey(full)
+        try store.registerKey(bare)
+        #expect(try store.attestedKey([9, 9]) == full)
+        #expect(try store.attestedKey([8]) == bare)
+    }
+
+    @Test("advances a counter only upwards, and records when", arguments: StoreKind.allCases)
+    func counters(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        try store.registerKey(Self.record([1], at: 1_000))
+        #expect(try store.advanceCounter(keyID: [1], to: 1, now: 1_001) == .advanced)
+        #expect(try store.advanceCounter(keyID: [1], to: 1, now: 1_002) == .notIncreasing(stored: 1))
+        #expect(try store.advanceCounter(keyID: [1], to: 0, now: 1_002) == .notIncreasing(stored: 1))
+        #expect(try store.advanceCounter(keyID: [1], to: 5, now: 1_003) == .advanced)
+        #expect(try store.advanceCounter(keyID: [1], to: 4, now: 1_004) == .notIncreasing(stored: 5))
+        #expect(try store.advanceCounter(keyID: [1], to: UInt32.max, now: 1_005) == .advanced)
+        let stored = try #require(try store.attestedKey([1]))
+        #expect(stored.counter == UInt32.max)
+        #expect(stored.lastSeen == 1_005)
+    }
+
+    @Test("knows nothing of keys it never registered", arguments: StoreKind.allCases)
+    func unknownKeys(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        #expect(try store.attestedKey([7]) == nil)
+        #expect(try store.advanceCounter(keyID: [7], to: 1, now: 1_000) == .unknownKey)
+        #expect(try !store.revokeKey([7], now: 1_000))
+        #expect(try store.attestedKey([7]) == nil)
+    }
+
+    @Test("refuses to advance the counter of a revoked key", arguments: StoreKind.allCases)
+    func revocation(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        try store.registerKey(Self.record([1], at: 1_000))
+        #expect(try store.advanceCounter(keyID: [1], to: 2, now: 1_001) == .advanced)
+        #expect(try store.revokeKey([1], now: 1_002))
+        #expect(try store.advanceCounter(keyID: [1], to: 3, now: 1_003) == .revoked)
+        let stored = try #require(try store.attestedKey([1]))
+        #expect(stored.revoked)
+        #expect(stored.counter == 2)
+        #expect(stored.lastSeen == 1_002)
+    }
+
+    @Test("re-attesting a key keeps its counter, revocation and first sighting, and refreshes the rest",
+          arguments: StoreKind.allCases)
+    func reattest(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        try store.registerKey(Self.record([1], at: 1_000))
+        #expect(try store.advanceCounter(keyID: [1], to: 3, now: 1_001) == .advanced)
+        #expect(try store.revokeKey([1], now: 1_002))
+        var again = Self.record([1], at: 2_000)
+        again.receipt = [1, 2, 3, 4]
+        again.riskMetric = nil
+        again.environment = "development"
+        try store.registerKey(again)
+        let stored = try #require(try store.attestedKey([1]))
+        #expect(stored.counter == 3)
+        #expect(stored.revoked)
+        #expect(stored.firstSeen == 1_000)
+        #expect(stored.lastSeen == 2_000)
+        #expect(stored.receipt == [1, 2, 3, 4])
+        #expect(stored.riskMetric == nil)
+        #expect(stored.environment == "development")
+    }
+
+    @Test("of 16 threads advancing a counter to the same value at once, exactly one wins", arguments: StoreKind.allCases)
+    func counterRace(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        try store.registerKey(Self.record([1], at: 1_000))
+        for round in UInt32(1)...5 {
+            let outcomes = onThreads(16) { _ in Result { () throws(StoreError) in try store.advanceCounter(keyID: [1], to: round, now: 1_001) } }
+            let advanced = outcomes.filter { (try? $0.get()) == .advanced }.count
+            let refused = outcomes.filter { (try? $0.get()) == .notIncreasing(stored: round) }.count
+            #expect(advanced == 1, "round \(round)")
+            #expect(refused == 15, "round \(round)")
+        }
+    }
+
+    @Test("of 16 threads consuming the same challenge at once, exactly one wins", arguments: StoreKind.allCases)
+    func challengeRace(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let expiresAt = fixture.now + 300
+        for round in UInt8(0)..<5 {
+            let outcomes = onThreads(16) { _ in Result { () throws(StoreError) in try store.consumeChallenge([round], expiresAt: expiresAt) } }
+            #expect(outcomes.filter { (try? $0.get()) == true }.count == 1, "round \(round)")
+            #expect(outcomes.filter { (try? $0.get()) == false }.count == 15, "round \(round)")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Storage
+import Testing
+
+/// The three implementations of `StateStore`, so one semantic suite runs against each.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case memory, sqlite, redis
+    var testDescription: String { rawValue }
+}
+
+/// A store of one kind with what it needs to live (a file, a server) and a way to let time pass for it.
+final class StoreFixture: @unchecked Sendable {
+    let kind: StoreKind
+    let store: any StateStore
+    let clock = TestClock()
+    private let directory: TemporaryDirectory?
+    private let server: RedisServer?
+
+    init(_ kind: StoreKind) throws {
+        self.kind = kind
+        switch kind {
+        case .memory:
+            directory = nil
+            server = nil
+            store = MemoryStateStore(clock: clock.source)
+        case .sqlite:
+            let directory = try TemporaryDirectory("sqlite")
+            self.directory = directory
+            server = nil
+            store = try SQLiteStateStore(SQLiteConfiguration(path: directory.file("state.db"), clock: clock.source))
+        case .redis:
+            directory = nil
+            let server = try RedisServer()
+            self.server = server
+            store = RedisStateStore(RedisConfiguration(port: server.port))
+        }
+    }
+
+    /// The unix time the store should think it is.
+    var now: Int64 {
+        kind == .redis ? Int64(Date().timeIntervalSince1970) : clock.now
+    }
+
+    /// Lets time pass until a record expiring at `expiresAt` has expired for this store: the test clock jumps;
+    /// Redis, which expires keys by its own clock, is waited for.
+    func passExpiry(of expiresAt: Int64) {
+        guard kind == .redis else {
+            clock.set(expiresAt + 1)
+            return
+        }
+        let wait = Double(expiresAt + 1) - Date().timeIntervalSince1970
+        if wait > 0 { Thread.sleep(forTimeInterval: wait + 0.05) }
+    }
+}
+
+/// Runs `body` on `count` threads of their own at once (the verifier pool's shape: blocking calls, real threads)
+/// and returns what each returned.
+func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
+    let results = Results<T>(count)
+    let group = DispatchGroup()
+    let start = DispatchSemaphore(value: 0)
+    for index in 0..<count {
+        group.enter()
+        Thread {
+            start.wait()
+            results.set(index, body(index))
+            group.leave()
+        }.start()
+    }
+    for _ in 0..<count { start.signal() }
+    group.wait()
+    return results.values
+}
+
+private final class Results<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [T?]
+    init(_ count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ index: Int, _ value: T) { lock.withLock { slots[index] = value } }
+    var values: [T] { lock.withLock { slots.compactMap { $0 } } }
+}

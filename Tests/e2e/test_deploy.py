@@ -1,0 +1,707 @@
+"""deploy/: Docker and Kubernetes cannot run here, so the files are checked for what matters. Every YAML and JSON file
+parses; the Kubernetes objects agree with each other, with the Dockerfile and with the config they mount, which
+`attestd check-config` accepts; `haproxy -c` accepts the HAProxy config, which then, live, balances gRPC and REST
+over HTTP/2 across three real attestd nodes and routes around one that stops."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import grpc
+import pytest
+import yaml
+
+import protos
+from attestd_server import REPO, AttestdServer, attestd_binary, base_config, free_ports, make_tls_files
+from wire import APP_ID, PROJECT_ID
+
+DEPLOY = REPO / "deploy"
+KUBERNETES = DEPLOY / "kubernetes"
+NAMESPACE = "attestd"
+
+
+# ---- reading the files -------------------------------------------------------------------------------------------
+
+
+def deploy_files(*suffixes: str) -> list[Path]:
+    return sorted(path for path in DEPLOY.rglob("*") if path.is_file() and path.suffix in suffixes)
+
+
+def yaml_documents(path: Path) -> list[object]:
+    """Every document of a (multi-document) YAML file, empty ones (a trailing ---) left out."""
+    with path.open() as stream:
+        return [document for document in yaml.safe_load_all(stream) if document is not None]
+
+
+def kubernetes_objects() -> dict[tuple[str, str], dict]:
+    """The objects of deploy/kubernetes/*.yaml by (kind, name); the kustomization is not an object."""
+    objects: dict[tuple[str, str], dict] = {}
+    for path in sorted(KUBERNETES.glob("*.yaml")):
+        if path.name == "kustomization.yaml":
+            continue
+        for document in yaml_documents(path):
+            assert isinstance(document, dict), f"{path.name}: a document is not a mapping"
+            key = (document["kind"], document["metadata"]["name"])
+            assert key not in objects, f"{path.name}: {key} is defined twice"
+            objects[key] = document
+    return objects
+
+
+def matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return bool(selector) and all(labels.get(key) == value for key, value in selector.items())
+
+
+@dataclass
+class Dockerfile:
+    """The instructions of deploy/Dockerfile, continuation lines joined, grouped by stage."""
+
+    stages: list[tuple[str, str, list[tuple[str, str]]]]  # (image, stage name, [(instruction, arguments)])
+
+    @classmethod
+    def read(cls) -> Dockerfile:
+        text = (DEPLOY / "Dockerfile").read_text()
+        lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+        joined = re.sub(r"\\\n", " ", "\n".join(lines))
+        stages: list[tuple[str, str, list[tuple[str, str]]]] = []
+        for line in joined.splitlines():
+            if not line.strip():
+                continue
+            instruction, _, arguments = line.strip().partition(" ")
+            instruction = instruction.upper()
+            if instruction == "FROM":
+                words = arguments.split()
+                name = words[2] if len(words) == 3 and words[1].upper() == "AS" else ""
+                stages.append((words[0], name, []))
+            else:
+                assert stages, f"{instruction} before the first FROM"
+                stages[-1][2].append((instruction, " ".join(arguments.split())))
+        return cls(stages)
+
+    def instructions(self, stage: int, name: str) -> list[str]:
+        return [arguments for instruction, arguments in self.stages[stage][2] if instruction == name]
+
+    def apt_packages(self, stage: int) -> set[str]:
+        """Packages named by the `apt-get install` commands of a stage's RUN instructions."""
+        packages: set[str] = set()
+        for command in self.instructions(stage, "RUN"):
+            for part in re.split(r"&&|;", command):
+                words = shlex.split(part)
+                if "apt-get" in words and "install" in words:
+                    packages |= {word for word in words[words.index("install") + 1 :] if not word.startswith("-")}
+        return packages
+
+
+# ---- the deployment, and the config it mounts --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def objects() -> dict[tuple[str, str], dict]:
+    return kubernetes_objects()
+
+
+@pytest.fixture(scope="module")
+def deployment(objects: dict[tuple[str, str], dict]) -> dict:
+    return objects[("Deployment", "attestd")]
+
+
+@pytest.fixture(scope="module")
+def container(deployment: dict) -> dict:
+    containers = deployment["spec"]["template"]["spec"]["containers"]
+    return next(c for c in containers if c["name"] == "attestd")
+
+
+def config_path_of(container: dict) -> str:
+    """Where the container's command line says the config is (`attestd serve --config PATH`)."""
+    words = container.get("command", []) + container.get("args", [])
+    assert words[:2] == ["attestd", "serve"], words
+    return words[words.index("--config") + 1]
+
+
+def projected_files(deployment: dict, container: dict, directory: str) -> dict[str, tuple[str, str, str]]:
+    """The files the pod sees under `directory`: relative path -> (ConfigMap or Secret, object name, key)."""
+    volumes = {volume["name"]: volume for volume in deployment["spec"]["template"]["spec"]["volumes"]}
+    mount = next(m for m in container["volumeMounts"] if m["mountPath"].rstrip("/") == directory)
+    volume = volumes[mount["name"]]
+    sources = volume["projected"]["sources"] if "projected" in volume else [volume]
+    files: dict[str, tuple[str, str, str]] = {}
+    for source in sources:
+        for kind, field in (("ConfigMap", "configMap"), ("Secret", "secret")):
+            if field in source:
+                reference = source[field]
+                name = reference.get("name") or reference.get("secretName")
+                for item in reference["items"]:
+                    assert item["path"] not in files, f"{item['path']} is projected twice"
+                    files[item["path"]] = (kind, name, item["key"])
+    return files
+
+
+def object_data(objects: dict[tuple[str, str], dict], kind: str, name: str, key: str) -> str:
+    document = objects[(kind, name)]
+    data = {**document.get("data", {}), **document.get("stringData", {})}
+    assert key in data, f"{kind} {name} has no key {key}"
+    return data[key]
+
+
+@pytest.fixture(scope="module")
+def mounted_config(objects: dict[tuple[str, str], dict], deployment: dict, container: dict) -> dict:
+    """The config JSON the Deployment's pods read, found by following its args to the mounted ConfigMap key."""
+    path = config_path_of(container)
+    directory, name = path.rsplit("/", 1)
+    kind, object_name, key = projected_files(deployment, container, directory)[name]
+    assert kind == "ConfigMap", f"{path} comes from a {kind}"
+    return json.loads(object_data(objects, kind, object_name, key))
+
+
+def referenced_files(config: dict) -> list[str]:
+    """Every file path a config names (keys, TLS, the Redis password): what must exist where attestd runs."""
+    paths = [config["keys"]["challengeKey"], config["keys"]["artifactKey"], *config["keys"]["tokenSigning"]]
+    for listener in config["listeners"]:
+        if "tls" in listener:
+            paths += [listener["tls"]["certificate"], listener["tls"]["privateKey"]]
+    redis = config.get("store", {}).get("redis", {})
+    if "passwordFile" in redis:
+        paths.append(redis["passwordFile"])
+    return paths
+
+
+def cleartext_ports(config: dict) -> set[int]:
+    return {listener["port"] for listener in config["listeners"] if "tls" not in listener}
+
+
+def check_config(path: Path) -> subprocess.CompletedProcess[str]:
+    binary = attestd_binary()
+    assert binary.exists(), f"{binary} does not exist: build attestd first (or set ATTESTD_BIN)"
+    return subprocess.run([str(binary), "check-config", str(path)], capture_output=True, text=True, timeout=30)
+
+
+# ---- every file parses -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", deploy_files(".yaml", ".yml"), ids=lambda p: str(p.relative_to(DEPLOY)))
+def test_every_yaml_file_under_deploy_parses(path: Path) -> None:
+    documents = yaml_documents(path)
+    assert documents, f"{path} holds no document"
+    assert all(isinstance(document, dict) for document in documents), path
+
+
+@pytest.mark.parametrize("path", deploy_files(".json"), ids=lambda p: str(p.relative_to(DEPLOY)))
+def test_every_json_file_under_deploy_parses(path: Path) -> None:
+    assert isinstance(json.loads(path.read_text()), dict), path
+
+
+def test_deploy_holds_each_deliverable() -> None:
+    for name in ["Dockerfile", "Dockerfile.dockerignore", "README.md", "haproxy/haproxy.cfg", "envoy/envoy.yaml"]:
+        assert (DEPLOY / name).is_file(), f"deploy/{name} is missing"
+    kinds = {kind for kind, _ in kubernetes_objects()}
+    assert {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "Secret", "ConfigMap",
+            "StatefulSet"} <= kinds, kinds
+
+
+# ---- Kubernetes --------------------------------------------------------------------------------------------------
+
+
+def test_every_kubernetes_object_is_named_and_namespaced(objects: dict[tuple[str, str], dict]) -> None:
+    for (kind, name), document in objects.items():
+        assert document["apiVersion"], (kind, name)
+        assert name, kind
+        if kind != "Namespace":
+            assert document["metadata"].get("namespace") == NAMESPACE, (kind, name)
+    assert ("Namespace", NAMESPACE) in objects
+
+
+def test_the_kustomization_applies_every_manifest_but_the_secret_placeholders() -> None:
+    kustomization = yaml_documents(KUBERNETES / "kustomization.yaml")[0]
+    listed = set(kustomization["resources"])
+    manifests = {path.name for path in KUBERNETES.glob("*.yaml")} - {"kustomization.yaml"}
+    # Applying the placeholders would overwrite the Secrets an operator created from real keys.
+    assert listed == manifests - {"secret.yaml"}, (listed, manifests)
+
+
+def test_the_deployment_runs_three_non_root_replicas_with_bounded_resources(deployment: dict, container: dict) -> None:
+    assert deployment["spec"]["replicas"] == 3
+    pod = deployment["spec"]["template"]["spec"]
+    security = pod["securityContext"]
+    assert security["runAsNonRoot"] is True
+    assert security["runAsUser"] != 0
+    assert pod.get("automountServiceAccountToken") is False
+    container_security = container["securityContext"]
+    assert container_security["allowPrivilegeEscalation"] is False
+    assert container_security["readOnlyRootFilesystem"] is True
+    assert container_security["capabilities"]["drop"] == ["ALL"]
+    for bound in ("requests", "limits"):
+        assert {"cpu", "memory"} <= container["resources"][bound].keys(), bound
+
+
+def cpu_count(quantity: str) -> float:
+    return float(quantity[:-1]) / 1000 if quantity.endswith("m") else float(quantity)
+
+
+def test_threads_match_the_cpu_limit_rather_than_the_nodes_cores(container: dict, mounted_config: dict) -> None:
+    # "0 = one per core" counts the node's cores, not the container's share of them.
+    limit = cpu_count(str(container["resources"]["limits"]["cpu"]))
+    for threads in (mounted_config["eventLoops"], mounted_config["verifier"]["threads"]):
+        assert 1 <= threads <= max(1, limit), (threads, limit)
+
+
+def test_the_config_configmap_key_is_mounted_where_the_args_say(
+    deployment: dict, container: dict, mounted_config: dict
+) -> None:
+    path = config_path_of(container)
+    assert path.startswith("/") and path.endswith(".json"), path
+    mount = next(m for m in container["volumeMounts"] if path.startswith(m["mountPath"].rstrip("/") + "/"))
+    assert mount.get("readOnly") is True
+    assert mounted_config["listeners"], "the mounted config has no listener"
+
+
+def test_every_file_the_config_names_is_projected_beside_it(
+    objects: dict[tuple[str, str], dict], deployment: dict, container: dict, mounted_config: dict
+) -> None:
+    directory = config_path_of(container).rsplit("/", 1)[0]
+    files = projected_files(deployment, container, directory)
+    for path in referenced_files(mounted_config):
+        # Relative paths resolve against the config's directory, where the Secrets are projected.
+        assert not path.startswith("/"), f"{path}: use a path relative to {directory}"
+        assert path in files, f"{path} is named by the config but projected by no volume source"
+        kind, name, key = files[path]
+        assert kind == "Secret", f"{path} comes from a {kind}, not a Secret"
+        object_data(objects, kind, name, key)
+    projected = deployment["spec"]["template"]["spec"]["volumes"]
+    modes = [volume["projected"].get("defaultMode") for volume in projected if "projected" in volume]
+    assert modes and all(mode is not None and mode & 0o007 == 0 for mode in modes), "keys readable by others"
+
+
+def test_probes_call_the_health_service_on_a_cleartext_listener(container: dict, mounted_config: dict) -> None:
+    ports = cleartext_ports(mounted_config)
+    container_ports = {port["containerPort"]: port.get("name") for port in container["ports"]}
+    assert ports <= container_ports.keys(), (ports, container_ports)
+    for kind in ("readinessProbe", "livenessProbe"):
+        probe = container[kind]
+        if "grpc" in probe:
+            # Kubernetes' gRPC probe calls grpc.health.v1.Health/Check in cleartext HTTP/2.
+            assert probe["grpc"]["port"] in ports, (kind, probe)
+            assert probe["grpc"].get("service", "") == ""
+        else:
+            http = probe["httpGet"]
+            assert http["path"] == "/healthz", (kind, probe)
+            port = http["port"]
+            assert port in ports or port in {name for p, name in container_ports.items() if p in ports}, (kind, probe)
+    readiness, liveness = container["readinessProbe"], container["livenessProbe"]
+    # A draining pod leaves the endpoints fast; liveness gives it far longer before a restart.
+    patience = lambda probe: probe.get("periodSeconds", 10) * probe.get("failureThreshold", 3)  # noqa: E731
+    assert patience(liveness) > patience(readiness)
+    assert patience(liveness) > mounted_config["limits"]["shutdownGraceSeconds"]
+
+
+def test_termination_grace_covers_the_pre_stop_pause_and_the_shutdown_grace(
+    deployment: dict, container: dict, mounted_config: dict
+) -> None:
+    pause = 0
+    pre_stop = container.get("lifecycle", {}).get("preStop", {})
+    if "exec" in pre_stop:
+        command = pre_stop["exec"]["command"]
+        assert command[0] == "sleep", command
+        pause = int(command[1])
+    elif "sleep" in pre_stop:
+        pause = int(pre_stop["sleep"]["seconds"])
+    grace = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+    assert grace >= pause + mounted_config["limits"]["shutdownGraceSeconds"], (grace, pause)
+
+
+def test_the_service_hpa_and_pdb_select_the_deployment(objects: dict[tuple[str, str], dict], deployment: dict,
+                                                       container: dict, mounted_config: dict) -> None:
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert matches(deployment["spec"]["selector"]["matchLabels"], labels)
+    named_ports = {port.get("name"): port["containerPort"] for port in container["ports"]}
+    services = [document for (kind, _), document in objects.items()
+                if kind == "Service" and matches(document["spec"].get("selector", {}), labels)]
+    assert services, "no Service selects the attestd pods"
+    for service in services:
+        for port in service["spec"]["ports"]:
+            target = port.get("targetPort", port["port"])
+            target = named_ports.get(target, target)
+            assert target in cleartext_ports(mounted_config), (service["metadata"]["name"], port)
+            assert port.get("appProtocol") == "kubernetes.io/h2c", "balancers must speak HTTP/2 to attestd"
+
+    hpa = objects[("HorizontalPodAutoscaler", "attestd")]["spec"]
+    assert hpa["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "attestd"}
+    assert 2 <= hpa["minReplicas"] <= deployment["spec"]["replicas"] <= hpa["maxReplicas"]
+    assert any(metric["type"] == "Resource" and metric["resource"]["name"] == "cpu" for metric in hpa["metrics"])
+
+    pdb = objects[("PodDisruptionBudget", "attestd")]["spec"]
+    assert matches(pdb["selector"]["matchLabels"], labels)
+    if "maxUnavailable" in pdb:
+        assert 1 <= pdb["maxUnavailable"] < hpa["minReplicas"]
+    else:
+        assert 1 <= pdb["minAvailable"] < hpa["minReplicas"]
+
+
+def test_the_config_keeps_state_in_the_durable_redis_of_the_manifests(
+    objects: dict[tuple[str, str], dict], mounted_config: dict
+) -> None:
+    store = mounted_config["store"]
+    assert store["kind"] == "redis", "replicas must share their state"
+    host, port = store["redis"]["host"], store["redis"].get("port", 6379)
+    service_name, _, rest = host.partition(".")
+    assert rest in ("", NAMESPACE, f"{NAMESPACE}.svc", f"{NAMESPACE}.svc.cluster.local"), host
+    service = objects[("Service", service_name)]["spec"]
+    assert port in {p["port"] for p in service["ports"]}, (host, port)
+    statefulset = next(document for (kind, _), document in objects.items() if kind == "StatefulSet"
+                       and matches(service["selector"], document["spec"]["template"]["metadata"]["labels"]))
+    assert statefulset["spec"]["volumeClaimTemplates"], "Redis data must outlive the pod"
+    redis_container = statefulset["spec"]["template"]["spec"]["containers"][0]
+    assert redis_container["image"].startswith("redis:")
+    assert {"readinessProbe", "livenessProbe"} <= redis_container.keys()
+    data_mount = next(m for m in redis_container["volumeMounts"] if m["name"] == "data")
+    redis_conf = object_data(objects, "ConfigMap", "attestd-redis", "redis.conf")
+    directives = dict(line.split(None, 1) for line in redis_conf.splitlines()
+                      if line.strip() and not line.lstrip().startswith("#"))
+    assert directives["appendonly"] == "yes"
+    # An evicted "consumed" record would be an accepted replay.
+    assert directives["maxmemory-policy"] == "noeviction"
+    assert directives["dir"] == data_mount["mountPath"]
+    # The Redis password attestd reads is the one Redis requires.
+    password_secrets = {env["valueFrom"]["secretKeyRef"]["name"] for env in redis_container["env"]
+                        if env.get("valueFrom", {}).get("secretKeyRef")}
+    assert "attestd-redis" in password_secrets
+
+
+def placeholder_files(directory: Path, config: dict, contents: dict[str, str]) -> None:
+    for relative in referenced_files(config):
+        target = directory / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(contents.get(relative, "placeholder\n"))
+
+
+def test_check_config_accepts_the_config_the_configmap_mounts(
+    tmp_path: Path, objects: dict[tuple[str, str], dict], deployment: dict, container: dict, mounted_config: dict
+) -> None:
+    # The files the Secrets project, with their placeholder contents: check-config reads the Redis password file.
+    directory = config_path_of(container).rsplit("/", 1)[0]
+    files = projected_files(deployment, container, directory)
+    contents = {path: object_data(objects, *files[path]) for path in referenced_files(mounted_config)}
+    placeholder_files(tmp_path, mounted_config, contents)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(mounted_config))
+    result = check_config(path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ok (1 listeners" in result.stdout
+
+
+@pytest.mark.parametrize("name", ["config.json", "cluster.json"])
+def test_check_config_accepts_the_docker_configs(tmp_path: Path, name: str) -> None:
+    config = json.loads((DEPLOY / "docker" / name).read_text())
+    placeholder_files(tmp_path, config, {})
+    path = tmp_path / name
+    path.write_text(json.dumps(config))
+    result = check_config(path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_secret_placeholders_say_how_to_replace_them(objects: dict[tuple[str, str], dict]) -> None:
+    keys = objects[("Secret", "attestd-keys")]
+    assert set(keys["stringData"]) == {"challenge.json", "artifact.json", "token-signing.pem"}
+    assert all("attestd keygen" in value for value in keys["stringData"].values())
+    assert "kubectl -n attestd create secret generic attestd-keys" in (KUBERNETES / "secret.yaml").read_text()
+
+
+# ---- the Dockerfile ----------------------------------------------------------------------------------------------
+
+RUNTIME_LIBRARIES = {"libssl3", "libnghttp2-14", "libprotobuf-c1", "libhttp-parser2.9", "libsqlite3-0", "libhiredis0.14"}
+
+
+def test_the_dockerfile_builds_with_the_swift_image_and_runs_on_slim_debian() -> None:
+    dockerfile = Dockerfile.read()
+    assert len(dockerfile.stages) == 2, [stage[:2] for stage in dockerfile.stages]
+    (build_image, build_name, _), (runtime_image, _, _) = dockerfile.stages
+    assert build_image == "swift:6.3-bookworm"
+    assert runtime_image == "debian:bookworm-slim"
+    build_commands = " ".join(dockerfile.instructions(0, "RUN"))
+    assert "swift build -c release" in build_commands
+    # The Swift runtime is linked in: the runtime stage has no toolchain.
+    assert "--static-swift-stdlib" in build_commands
+    assert any(f"--from={build_name}" in copy for copy in dockerfile.instructions(1, "COPY"))
+
+    # The build stage installs every -dev package Package.swift's system libraries name.
+    providers = set(re.findall(r'\.apt\(\["([^"]+)"\]\)', (REPO / "Package.swift").read_text()))
+    assert providers and providers <= dockerfile.apt_packages(0), providers - dockerfile.apt_packages(0)
+
+    runtime = dockerfile.apt_packages(1)
+    assert RUNTIME_LIBRARIES <= runtime, RUNTIME_LIBRARIES - runtime
+    assert not {package for package in runtime if package.endswith("-dev")}, runtime
+
+
+def test_the_image_runs_non_root_with_the_entrypoint_and_ports_the_manifests_use(
+    deployment: dict, container: dict, mounted_config: dict
+) -> None:
+    dockerfile = Dockerfile.read()
+    (user,) = dockerfile.instructions(1, "USER")
+    uid = user.split(":")[0]
+    # Numeric, so that Kubernetes' runAsNonRoot can check it.
+    assert uid.isdigit() and int(uid) != 0, user
+    assert int(uid) == deployment["spec"]["template"]["spec"]["securityContext"]["runAsUser"]
+    (entrypoint,) = dockerfile.instructions(1, "ENTRYPOINT")
+    assert json.loads(entrypoint) == ["attestd", "serve", "--config", config_path_of(container)]
+    exposed = {int(port.split("/")[0]) for line in dockerfile.instructions(1, "EXPOSE") for port in line.split()}
+    assert cleartext_ports(mounted_config) <= exposed
+    (healthcheck,) = dockerfile.instructions(1, "HEALTHCHECK")
+    port = next(iter(cleartext_ports(mounted_config)))
+    assert f"http://127.0.0.1:{port}/healthz" in healthcheck
+    assert "curl" in dockerfile.apt_packages(1)
+
+
+def test_the_build_context_holds_what_the_dockerfile_copies_and_no_keys_or_state() -> None:
+    patterns = [line.strip() for line in (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+    # Everything is left out first, then the package is let back in: keys and state can never slip through.
+    assert patterns[0] == "**", patterns
+    included = {pattern[1:] for pattern in patterns if pattern.startswith("!")}
+    dockerfile = Dockerfile.read()
+    sources = {copy.split()[0] for copy in dockerfile.instructions(0, "COPY") if not copy.startswith("--from")}
+    assert sources == included, (sources, included)
+    for private in (".keys", ".state", ".build", ".venv"):
+        assert private not in included and not any(pattern.startswith(f"!{private}") for pattern in patterns)
+
+
+def test_the_runtime_image_installs_every_library_attestd_links() -> None:
+    ldd, dpkg = shutil.which("ldd"), shutil.which("dpkg")
+    if not (ldd and dpkg):
+        pytest.skip("ldd and dpkg are needed to map attestd's libraries to Debian packages")
+    binary = attestd_binary()
+    assert binary.exists(), f"{binary} does not exist: build attestd first (or set ATTESTD_BIN)"
+    output = subprocess.run([ldd, str(binary)], capture_output=True, text=True, check=True).stdout
+    libraries = [match for match in re.findall(r"=> (/\S+)", output) if "swift" not in match]
+    assert libraries, output
+    needed: set[str] = set()
+    for library in libraries:
+        # Debian 12 merged /lib into /usr/lib, but dpkg records whichever path the package shipped.
+        resolved = os.path.realpath(library)
+        candidates = {library, resolved, resolved.removeprefix("/usr"), library.removeprefix("/usr")}
+        owners = [subprocess.run([dpkg, "-S", path], capture_output=True, text=True) for path in sorted(candidates)]
+        owner = next((result.stdout for result in owners if result.returncode == 0), None)
+        assert owner, f"no Debian package owns {library}"
+        needed.add(owner.split(":")[0])
+    # Every Debian image has the C library and its unwinder: the rest must be installed by the runtime stage.
+    missing = needed - {"libc6", "libgcc-s1"} - Dockerfile.read().apt_packages(1)
+    assert not missing, f"the runtime stage lacks {missing}"
+    # And the list the Dockerfile is checked against above is the one attestd really links.
+    assert RUNTIME_LIBRARIES <= needed, RUNTIME_LIBRARIES - needed
+
+
+# ---- HAProxy and Envoy -------------------------------------------------------------------------------------------
+
+
+def haproxy_sections() -> dict[str, list[list[str]]]:
+    sections: dict[str, list[list[str]]] = {}
+    current: list[list[str]] = []
+    for raw in (DEPLOY / "haproxy" / "haproxy.cfg").read_text().splitlines():
+        line = raw.split("#", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""
+        if not line.strip():
+            continue
+        words = shlex.split(line, posix=False)
+        if not raw.startswith((" ", "\t")):
+            current = sections.setdefault(" ".join(words), [])
+        else:
+            current.append(words)
+    return sections
+
+
+def test_haproxy_sends_grpc_over_h2_to_three_health_checked_backends() -> None:
+    backend = haproxy_sections()["backend attestd"]
+    servers = [words for words in backend if words[0] == "server"]
+    assert len(servers) == 3, servers
+    (default_server,) = [words for words in backend if words[0] == "default-server"]
+    options = " ".join(default_server)
+    for needed in ("proto h2", "check-proto h2", " check "):
+        assert needed in f"{options} ", f"default-server lacks {needed.strip()}"
+    assert ["option", "httpchk"] in backend
+    send = next(words for words in backend if words[:2] == ["http-check", "send"])
+    assert "/healthz" in send
+    assert ["http-check", "expect", "status", "200"] in backend
+    frontend = haproxy_sections()["frontend attestd"]
+    assert any("alpn" in words and "h2,http/1.1" in words for words in frontend if words[0] == "bind")
+
+
+def tls_pem(directory: Path) -> Path:
+    cert, key = make_tls_files(directory)
+    pem = directory / "haproxy.pem"
+    pem.write_bytes(cert.read_bytes() + key.read_bytes())
+    return pem
+
+
+def haproxy_or_skip() -> str:
+    binary = shutil.which("haproxy") or ("/usr/sbin/haproxy" if Path("/usr/sbin/haproxy").exists() else None)
+    if binary is None:
+        pytest.skip("haproxy is not installed (scripts/install-deps.sh installs it)")
+    return binary
+
+
+def test_haproxy_accepts_its_config(tmp_path: Path) -> None:
+    binary = haproxy_or_skip()
+    environment = {**os.environ, "ATTESTD_TLS_PEM": str(tls_pem(tmp_path))}
+    result = subprocess.run([binary, "-c", "-f", str(DEPLOY / "haproxy" / "haproxy.cfg")],
+                            capture_output=True, text=True, env=environment, timeout=30)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Configuration file is valid" in result.stdout + result.stderr
+
+
+def test_envoy_sends_grpc_over_h2_to_three_backends_with_grpc_health_checks(mounted_config: dict) -> None:
+    envoy = yaml_documents(DEPLOY / "envoy" / "envoy.yaml")[0]
+    (cluster,) = envoy["static_resources"]["clusters"]
+    options = cluster["typed_extension_protocol_options"]["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]
+    assert "http2_protocol_options" in options["explicit_http_config"]
+    (health,) = cluster["health_checks"]
+    assert health["grpc_health_check"].get("service_name", "") == ""
+    assert {"timeout", "interval", "unhealthy_threshold", "healthy_threshold"} <= health.keys()
+    endpoints = [endpoint["endpoint"]["address"]["socket_address"]
+                 for group in cluster["load_assignment"]["endpoints"] for endpoint in group["lb_endpoints"]]
+    assert len(endpoints) == 3
+    assert {endpoint["port_value"] for endpoint in endpoints} <= cleartext_ports(mounted_config)
+    (listener,) = envoy["static_resources"]["listeners"]
+    manager = listener["filter_chains"][0]["filters"][0]["typed_config"]
+    assert manager["codec_type"] == "AUTO"
+    routes = [route for host in manager["route_config"]["virtual_hosts"] for route in host["routes"]]
+    assert {route["route"]["cluster"] for route in routes} == {cluster["name"]}
+
+
+def test_the_compose_cluster_matches_the_balancer_backends_and_the_image() -> None:
+    compose = yaml_documents(DEPLOY / "docker" / "compose.yaml")[0]
+    nodes = sorted(name for name in compose["services"] if name.startswith("attestd-"))
+    haproxy_servers = sorted(words[1] for words in haproxy_sections()["backend attestd"] if words[0] == "server")
+    envoy = yaml_documents(DEPLOY / "envoy" / "envoy.yaml")[0]
+    envoy_hosts = sorted(endpoint["endpoint"]["address"]["socket_address"]["address"]
+                         for group in envoy["static_resources"]["clusters"][0]["load_assignment"]["endpoints"]
+                         for endpoint in group["lb_endpoints"])
+    assert nodes == haproxy_servers == envoy_hosts == ["attestd-1", "attestd-2", "attestd-3"]
+    (entrypoint,) = Dockerfile.read().instructions(1, "ENTRYPOINT")
+    config_path = json.loads(entrypoint)[-1]
+    for node in nodes:
+        mounts = {volume.split(":")[1]: volume.split(":")[0] for volume in compose["services"][node]["volumes"]}
+        assert mounts[config_path] == "./cluster.json"
+        cluster = json.loads((DEPLOY / "docker" / "cluster.json").read_text())
+        assert cluster["store"]["redis"]["host"] in compose["services"]
+
+
+# ---- HAProxy, live, in front of three real attestd nodes ---------------------------------------------------------
+
+
+class HAProxy:
+    """deploy/haproxy/haproxy.cfg as shipped, its addresses given through the environment it documents."""
+
+    def __init__(self, directory: Path, backends: list[int]):
+        self.port, self.tls_port, self.stats_port = free_ports(3)
+        self.environment = {
+            **os.environ,
+            "ATTESTD_BIND": f"127.0.0.1:{self.port}",
+            "ATTESTD_TLS_BIND": f"127.0.0.1:{self.tls_port}",
+            "ATTESTD_TLS_PEM": str(tls_pem(directory)),
+            "HAPROXY_STATS_BIND": f"127.0.0.1:{self.stats_port}",
+            **{f"ATTESTD_{index}": f"127.0.0.1:{port}" for index, port in enumerate(backends, 1)},
+        }
+        self.log = directory / "haproxy.log"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen([haproxy_or_skip(), "-f", str(DEPLOY / "haproxy" / "haproxy.cfg")],
+                                            env=self.environment, stdout=log, stderr=subprocess.STDOUT)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def servers(self) -> dict[str, dict[str, str]]:
+        """The backend's servers as the stats page reports them (status, check_status, stot...)."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.stats_port}/stats;csv", timeout=5) as response:
+            text = response.read().decode().lstrip("# ")
+        return {row["svname"]: row for row in csv.DictReader(io.StringIO(text))
+                if row["pxname"] == "attestd" and row["svname"] not in ("FRONTEND", "BACKEND")}
+
+    def wait_for(self, wanted: dict[str, str], timeout: float = 15.0) -> dict[str, dict[str, str]]:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                servers = self.servers()
+                if {name: row["status"] for name, row in servers.items() if name in wanted} == wanted:
+                    return servers
+            except OSError:
+                servers = {}
+            if self.process is not None and self.process.poll() is not None:
+                raise AssertionError(f"haproxy exited with {self.process.returncode}:\n{self.log.read_text()}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"servers never reached {wanted}: {servers}\n{self.log.read_text()[-2000:]}")
+            time.sleep(0.2)
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[tuple[list[AttestdServer], HAProxy]]:
+    haproxy_or_skip()
+    nodes = [AttestdServer(tmp_path / f"node-{index}", base_config(port)) for index, port in enumerate(free_ports(3), 1)]
+    balancer = HAProxy(tmp_path, [node.h2c_port for node in nodes])
+    try:
+        for node in nodes:
+            node.start()
+        balancer.start()
+        yield nodes, balancer
+    finally:
+        balancer.stop()
+        for node in nodes:
+            node.kill()
+
+
+def health(channel: grpc.Channel) -> int:
+    request = protos.message("grpc.health.v1.HealthCheckRequest")(service="")
+    return protos.stub("grpc.health.v1.Health", channel).Check(request, timeout=10).status
+
+
+def challenge_over_rest(port: int) -> dict:
+    url = f"http://127.0.0.1:{port}/v1/projects/{PROJECT_ID}/apps/{APP_ID}:generateAppAttestChallenge"
+    with urllib.request.urlopen(urllib.request.Request(url, data=b"", method="POST"), timeout=10) as response:
+        assert response.status == 200
+        return json.loads(response.read())
+
+
+def test_haproxy_balances_grpc_over_three_nodes_and_routes_around_a_stopped_one(
+    cluster: tuple[list[AttestdServer], HAProxy]
+) -> None:
+    nodes, balancer = cluster
+    names = ["attestd-1", "attestd-2", "attestd-3"]
+    balancer.wait_for({name: "UP" for name in names})
+    serving = protos.enum_value("grpc.health.v1.HealthCheckResponse.ServingStatus", "SERVING")
+
+    # One gRPC channel, one connection to HAProxy: its calls still spread over every node.
+    channel = grpc.insecure_channel(f"127.0.0.1:{balancer.port}")
+    try:
+        assert [health(channel) for _ in range(12)] == [serving] * 12
+        for _ in range(6):
+            assert challenge_over_rest(balancer.port)["ttl"] == "300s"
+        counts = {name: int(row["stot"]) for name, row in balancer.servers().items()}
+        assert all(counts[name] >= 3 for name in names), counts
+
+        # SIGTERM: the node answers NOT_SERVING and closes its listeners; HAProxy takes it out of the pool.
+        code = nodes[0].stop()
+        assert code == 0, nodes[0].log_tail()
+        balancer.wait_for({"attestd-1": "DOWN", "attestd-2": "UP", "attestd-3": "UP"})
+        before = {name: int(row["stot"]) for name, row in balancer.servers().items()}
+        assert [health(channel) for _ in range(9)] == [serving] * 9
+        after = {name: int(row["stot"]) for name, row in balancer.servers().items()}
+        assert after["attestd-1"] == before["attestd-1"], (before, after)
+        assert after["attestd-2"] > before["attestd-2"] and after["attestd-3"] > before["attestd-3"], (before, after)
+    finally:
+        channel.close()
