@@ -44,6 +44,7 @@ final class AppleHTTPClient: Sendable {
                 throw AppleError(.unavailable, "cannot create a libcurl handle")
             case .failure(let failure)?:
                 if failure.isSetup { throw AppleError(.unavailable, "libcurl refused an option: \(failure.description)") }
+                if failure.isPermanent { throw AppleError(.unavailable, "cannot reach \(url): \(failure.description)") }
                 lastProblem = "transport: \(failure.description)"
                 lastStatus = nil
             case .success(let answer)?:

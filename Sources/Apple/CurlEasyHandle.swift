@@ -57,6 +57,13 @@ struct TransportFailure: Error {
     /// The options could not be set: our own bug or configuration, not worth retrying.
     let isSetup: Bool
 
+    /// Failures another attempt cannot cure: a URL we cannot use, or a server certificate our CA bundle does not
+    /// trust (a wrong `caBundle` or an impostor), so the caller hears at once instead of after every retry.
+    var isPermanent: Bool {
+        isSetup || [CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE]
+            .contains(code)
+    }
+
     var description: String { String(cString: curl_easy_strerror(code)) + " (CURLcode \(code.rawValue))" }
 }
 

@@ -148,6 +148,8 @@ struct DeviceCheckClientTests {
             try client.validate(deviceToken: token, deadline: StandInFixture.deadline(seconds: 2))
         }
         #expect(error?.code == .unavailable)
+        // Not retried: the message is the first attempt's, not "gave up" after several.
+        #expect(error?.message.hasPrefix("cannot reach") == true)
         #expect(fixture.standIn.requestCount == 0)
     }
 }
