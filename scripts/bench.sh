@@ -7,7 +7,8 @@
 # Environment: ATTESTD_BIN (.build/release/attestd), BENCH_BIN (.build/release/attestd-bench), OUT (.bench/<time>),
 # FRAMING (grpc), CONNECTIONS (8), STREAMS (16), WARMUP (1), DURATION (3), TOKENS ("RS256 ES256"),
 # IDLE_CONNECTIONS (10000; 0 skips the idle-connection memory check), STORE (sqlite, as config/dev.json: a fresh
-# file in the temporary folder; or memory), BENCH_ARGS (more attestd-bench options).
+# file in the temporary folder; memory; or redis: a redis-server on a free loopback port, started and stopped here),
+# BENCH_ARGS (more attestd-bench options).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 attestd="${ATTESTD_BIN:-.build/release/attestd}"
@@ -16,10 +17,17 @@ out="${OUT:-.bench/$(date -u +%Y%m%dT%H%M%SZ)}"
 framing="${FRAMING:-grpc}"
 tokens="${TOKENS:-RS256 ES256}"
 idle="${IDLE_CONNECTIONS:-10000}"
+redis_pid=""
 case "${STORE:-sqlite}" in
   sqlite) store='{ "kind": "sqlite", "path": "state/attestd.sqlite" }' ;;
   memory) store='{ "kind": "memory" }' ;;
-  *) echo "bench: STORE is sqlite or memory" >&2; exit 1 ;;
+  redis)
+    redis_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >/dev/null 2>&1 &
+    redis_pid=$!
+    until redis-cli -p "$redis_port" ping >/dev/null 2>&1; do sleep 0.05; done
+    store="{ \"kind\": \"redis\", \"redis\": { \"host\": \"127.0.0.1\", \"port\": $redis_port } }" ;;
+  *) echo "bench: STORE is sqlite, memory or redis" >&2; exit 1 ;;
 esac
 for bin in "$attestd" "$bench"; do
   [ -x "$bin" ] || { echo "bench: $bin not found; run 'make bench' (it builds a release first)" >&2; exit 1; }
@@ -31,6 +39,7 @@ work=$(mktemp -d)
 pid=""
 cleanup() {
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid"; wait "$pid" || true; fi
+  if [ -n "$redis_pid" ]; then kill -TERM "$redis_pid" 2>/dev/null; wait "$redis_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
