@@ -1,6 +1,7 @@
 import AppAttestSimulator
 import AppCheckMessages
 import Glibc
+import Synchronization
 
 /// The run: set up devices and keys against the server, measure the crypto bound, then run the phases one after
 /// another, each with its own connections and precomputed requests.
@@ -50,9 +51,13 @@ final class Bench {
         return after - before
     }
 
-    static func sleep(until deadline: UInt64) {
-        let now = MonotonicTime.nanoseconds()
-        if deadline > now { usleep(UInt32(min((deadline - now) / 1000, UInt64(UInt32.max)))) }
+    /// Sleeps until `deadline`, in steps of at most 20 ms, or until `done()` is true.
+    static func sleep(until deadline: UInt64, unless done: () -> Bool) {
+        while !done() {
+            let now = MonotonicTime.nanoseconds()
+            guard deadline > now else { return }
+            usleep(UInt32(min((deadline - now) / 1000, 20_000)))
+        }
     }
 
     // MARK: setup
@@ -189,13 +194,16 @@ final class Bench {
         // One more thread samples the CPU time the server and the bench use during the measured window.
         let serverPID = self.serverPID
         let cpu = ResultSlots<(server: Double?, bench: Double?, machine: Double?, steal: Double?)>(1)
+        let finished = Atomic<Int>(0)
         let results = Threads.map(threads + 1) { index in
             guard index < threads else {
-                Self.sleep(until: clock.warmupEnd)
+                // Wakes early when every worker is done (a phase that ran out of requests, or lost the server).
+                let allDone = { finished.load(ordering: .acquiring) == threads }
+                Self.sleep(until: clock.warmupEnd, unless: allDone)
                 let server = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
                 let bench = ProcessCPU.seconds(pid: nil)
                 let machine = ProcessCPU.machine()
-                Self.sleep(until: clock.end)
+                Self.sleep(until: clock.end, unless: allDone)
                 let machineAfter = ProcessCPU.machine()
                 let serverAfter = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
                 let benchAfter = ProcessCPU.seconds(pid: nil)
@@ -203,6 +211,7 @@ final class Bench {
                             Self.difference(machine?.busy, machineAfter?.busy), Self.difference(machine?.steal, machineAfter?.steal)))
                 return PhaseResult()
             }
+            defer { finished.add(1, ordering: .releasing) }
             return shared.workers[index].runPhase(shared.workloads[index], pacing: perThreadPacing, clock: clock)
         }
         var merged = PhaseResult()

@@ -81,13 +81,15 @@ final class LoadWorker {
         var scheduledQueue: [UInt64] = []
         var queueHead = 0
         var arrivals: UInt64 = 0
+        /// A job no connection could take this turn (each at the server's stream limit): sent first next turn.
+        var held: Job?
         var lastCompletion = clock.warmupEnd
         let interval: Double
         if case .open(let rate) = pacing { interval = 1e9 / rate } else { interval = 0 }
 
         while true {
             let now = MonotonicTime.nanoseconds()
-            let sending = now < clock.end && !(workload.isExhausted && queueHead == scheduledQueue.count)
+            let sending = now < clock.end && !(workload.isExhausted && held == nil && queueHead == scheduledQueue.count)
             if !sending {
                 if inFlight == 0 { break }
                 if now > clock.end + clock.drain {
@@ -98,8 +100,12 @@ final class LoadWorker {
             if sending {
                 switch pacing {
                 case .closed:
-                    while inFlight < capacity, let job = workload.next() {
-                        if !send(job, scheduled: MonotonicTime.nanoseconds()) { break }
+                    while inFlight < capacity, let job = held ?? workload.next() {
+                        held = nil
+                        if !send(job, scheduled: MonotonicTime.nanoseconds()) {
+                            hold(job, &held, workload: workload, result: &result)
+                            break
+                        }
                     }
                 case .open:
                     while true {
@@ -108,8 +114,12 @@ final class LoadWorker {
                         scheduledQueue.append(due)
                         arrivals += 1
                     }
-                    while queueHead < scheduledQueue.count && inFlight < capacity, let job = workload.next() {
-                        if !send(job, scheduled: scheduledQueue[queueHead]) { break }
+                    while queueHead < scheduledQueue.count && inFlight < capacity, let job = held ?? workload.next() {
+                        held = nil
+                        if !send(job, scheduled: scheduledQueue[queueHead]) {
+                            hold(job, &held, workload: workload, result: &result)
+                            break
+                        }
                         queueHead += 1
                     }
                     if queueHead > 65_536 {
@@ -154,17 +164,36 @@ final class LoadWorker {
             for index in connections.indices where connections[index].isClosed && MonotonicTime.nanoseconds() < clock.end {
                 reconnect(index)
             }
+            // The server is gone (every connection closed, none could be made again): nothing more can be measured.
+            if inFlight == 0 && connections.allSatisfy(\.isClosed) {
+                result.serverLost = true
+                break
+            }
         }
         if case .open = pacing {
             let unsent = scheduledQueue.count - queueHead
             result.notSent += unsent
         }
         result.exhausted = workload.isExhausted
-        if case .closed = pacing, result.exhausted, lastCompletion < clock.end {
+        let endedEarly: Bool
+        if case .closed = pacing { endedEarly = result.exhausted } else { endedEarly = false }
+        if (endedEarly || result.serverLost) && lastCompletion < clock.end {
             result.measuredSeconds = MonotonicTime.seconds(lastCompletion - min(lastCompletion, clock.warmupEnd))
         } else {
             result.measuredSeconds = MonotonicTime.seconds(clock.end - clock.warmupEnd)
         }
+    }
+
+    /// A job no connection would take: held for the next turn while a connection is open (they are all at the
+    /// server's stream limit); otherwise counted as an error and handed back as failed, so that its key lane is free
+    /// again (and a batch sees it unanswered).
+    private func hold(_ job: Job, _ held: inout Job?, workload: any Workload, result: inout PhaseResult) {
+        if connections.contains(where: { !$0.isClosed }) {
+            held = job
+            return
+        }
+        workload.completed(job, ok: false, outcome: Outcome(resetCode: Outcome.connectionLost))
+        if !job.isReplay { result.kinds[job.kind.rawValue].errors["not sent (no open connection)", default: 0] += 1 }
     }
 
     private func send(_ job: Job, scheduled: UInt64) -> Bool {

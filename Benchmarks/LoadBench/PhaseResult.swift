@@ -39,6 +39,8 @@ struct PhaseResult: Sendable {
     var timedOut = 0
     /// Open loop: arrivals scheduled in the window that never found a free stream before it ended.
     var notSent = 0
+    /// Every connection closed and none could be made again before the phase ended.
+    var serverLost = false
 
     var ok: Int { kinds.reduce(0) { $0 + $1.ok } }
     var errorCount: Int { kinds.reduce(0) { $0 + $1.errorCount } }
@@ -52,5 +54,6 @@ struct PhaseResult: Sendable {
         exhausted = exhausted || other.exhausted
         timedOut += other.timedOut
         notSent += other.notSent
+        serverLost = serverLost || other.serverLost
     }
 }

@@ -135,6 +135,7 @@ enum ReportFiles {
         out.field("exhausted", report.result.exhausted)
         out.field("timedOut", report.result.timedOut)
         out.field("notSent", report.result.notSent)
+        out.field("serverLost", report.result.serverLost)
         out.key("latencyMs")
         latency(report.result.latency, &out)
         out.key("timelineOkPerSecond")

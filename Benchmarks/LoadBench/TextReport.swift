@@ -76,6 +76,7 @@ enum TextReport {
             Console.line(text)
         }
         if result.timedOut > 0 { Console.line("  timed out: \(result.timedOut)") }
+        if result.serverLost { Console.line("  SERVER LOST: every connection closed and none could be opened again") }
         if result.notSent > 0 { Console.line("  not sent (no free stream before the window ended): \(result.notSent)") }
     }
 
