@@ -38,7 +38,17 @@ final class RedisConnection: @unchecked Sendable {
         buffer = .allocate(byteCount: 16 * 1024, alignment: 1)
         commandTimeout = .milliseconds(configuration.commandTimeoutMilliseconds)
         self.generation = generation
-        try setUp(configuration)
+        do throws(RedisFailure) {
+            try setUp(configuration, roundTrip: tls != nil)
+        } catch {
+            // With TLS 1.3 the client's handshake ends before the server has checked the client's certificate; a
+            // server that requires one and got none closes the connection at the first command.
+            if case .closed(let message) = error, tls != nil {
+                throw .connection("the server closed the TLS connection after the handshake (\(message)): "
+                    + "it may require a client certificate (tls certificate and privateKey)")
+            }
+            throw error
+        }
     }
 
     deinit {
@@ -77,12 +87,15 @@ final class RedisConnection: @unchecked Sendable {
         return replies
     }
 
-    private func setUp(_ configuration: RedisConfiguration) throws(RedisFailure) {
+    /// Authenticates and selects the database; with `roundTrip`, always exchanges at least one command (PING), so
+    /// that a server refusing the connection after a TLS handshake is found here, not by the first real command.
+    private func setUp(_ configuration: RedisConfiguration, roundTrip: Bool) throws(RedisFailure) {
         var commands: [[any RedisArgument]] = []
         if let password = configuration.password {
             commands.append(["AUTH"] + (configuration.username.map { [$0] } ?? []) + [password])
         }
         if configuration.database != 0 { commands.append(["SELECT", configuration.database]) }
+        if commands.isEmpty && roundTrip { commands.append(["PING"]) }
         guard !commands.isEmpty else { return }
         for reply in try pipeline(commands) {
             if case .error(let message) = reply { throw .server(message) }
