@@ -12,6 +12,7 @@ public struct RedisConfiguration: Sendable {
     public var keyPrefix: String
     /// The most connections open at once; a call waits for a free one up to `commandTimeoutMilliseconds`.
     public var poolSize: Int
+    /// The longest a new connection may take: TCP connect, and with TLS the handshake (name resolution excepted).
     public var connectTimeoutMilliseconds: Int
     /// The longest a command may take to be written and answered; beyond it the call fails and the connection is
     /// dropped.
