@@ -205,7 +205,8 @@ extension Configuration {
 
     /// `store`: `{"kind":"memory"}` (the default), `{"kind":"sqlite","path":…,"durability":"processCrash"|"powerLoss"}`,
     /// or `{"kind":"redis","redis":{host, port, username, password or passwordFile, database, keyPrefix, poolSize,
-    /// connectTimeoutMs, commandTimeoutMs}}`.
+    /// connectTimeoutMs, commandTimeoutMs, tls}}`, where `tls` is `{caFile, serverName, certificate, privateKey}`,
+    /// every field optional (`{}` is TLS verified against the system's trust store, for the host's name).
     private static func readStore(_ reader: JSONFieldReader?, resolve: (String) -> String) -> Store {
         guard let reader else { return .memory }
         reader.rejectUnknownKeys(except: ["kind", "path", "durability", "redis"])
@@ -222,7 +223,7 @@ extension Configuration {
             guard let redis = reader.object("redis", required: true) else { return .memory }
             redis.rejectUnknownKeys(except: [
                 "host", "port", "username", "password", "passwordFile", "database", "keyPrefix", "poolSize",
-                "connectTimeoutMs", "commandTimeoutMs",
+                "connectTimeoutMs", "commandTimeoutMs", "tls",
             ])
             var password = redis.string("password", default: "").flatMap { $0.isEmpty ? nil : $0 }
             if let file = redis.string("passwordFile", default: "").flatMap({ $0.isEmpty ? nil : resolve($0) }) {
@@ -241,11 +242,28 @@ extension Configuration {
                 keyPrefix: redis.string("keyPrefix", default: "attestd:") ?? "attestd:",
                 poolSize: redis.integer("poolSize", default: 8, in: 1...256),
                 connectTimeoutMilliseconds: redis.integer("connectTimeoutMs", default: 500, in: 10...60_000),
-                commandTimeoutMilliseconds: redis.integer("commandTimeoutMs", default: 500, in: 10...60_000)))
+                commandTimeoutMilliseconds: redis.integer("commandTimeoutMs", default: 500, in: 10...60_000),
+                tls: redis.object("tls").map { readRedisTLS($0, resolve: resolve) }))
         default:
             reader.problem(reader.field("kind"), "must be memory, sqlite or redis")
             return .memory
         }
+    }
+
+    /// `store.redis.tls`: paths resolve against the configuration's directory; empty strings count as absent.
+    private static func readRedisTLS(_ tls: JSONFieldReader, resolve: (String) -> String) -> RedisTLS {
+        tls.rejectUnknownKeys(except: ["caFile", "serverName", "certificate", "privateKey"])
+        func optional(_ name: String) -> String? {
+            tls.string(name, default: "").flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let certificate = optional("certificate").map(resolve)
+        let privateKey = optional("privateKey").map(resolve)
+        if (certificate == nil) != (privateKey == nil) {
+            tls.problem(tls.field(certificate == nil ? "certificate" : "privateKey"),
+                        "is required with \(certificate == nil ? "privateKey" : "certificate") (mutual TLS needs both)")
+        }
+        return RedisTLS(caFilePath: optional("caFile").map(resolve), serverName: optional("serverName"),
+                        certificatePath: certificate, privateKeyPath: privateKey)
     }
 
     /// An optional list of SHA-256 digests written as 64 hex digits.

@@ -70,6 +70,19 @@ public struct Configuration: Sendable {
         public var poolSize: Int
         public var connectTimeoutMilliseconds: Int
         public var commandTimeoutMilliseconds: Int
+        /// TLS to Redis; nil speaks plain TCP.
+        public var tls: RedisTLS?
+    }
+
+    /// TLS to Redis: the server's certificate is always verified, and must name `serverName`.
+    public struct RedisTLS: Sendable {
+        /// PEM file of the CAs that may sign the server's certificate; nil uses the system's trust store.
+        public var caFilePath: String?
+        /// The DNS name or IP address the server's certificate must carry; nil uses the host.
+        public var serverName: String?
+        /// Client certificate chain and key (PEM), for a server that requires mutual TLS; both or neither.
+        public var certificatePath: String?
+        public var privateKeyPath: String?
     }
 
     /// Who may call the operator RPCs (KeyService): holders of a bearer token whose SHA-256 is listed. Apps never

@@ -18,12 +18,21 @@ enum StateStores {
             }
             return try SQLiteStateStore(SQLiteConfiguration(path: path, durability: survivesPowerLoss ? .powerLoss : .processCrash))
         case .redis(let redis):
-            logger.info("state store: Redis", [("host", redis.host), ("port", String(redis.port)), ("keyPrefix", redis.keyPrefix)])
+            logger.info("state store: Redis", [
+                ("host", redis.host), ("port", String(redis.port)), ("keyPrefix", redis.keyPrefix),
+                ("tls", redis.tls == nil ? "off" : "verified"),
+                ("caFile", redis.tls.map { $0.caFilePath ?? "system trust store" } ?? "-"),
+                ("clientCertificate", redis.tls?.certificatePath ?? "-"),
+            ])
             let store = RedisStateStore(RedisConfiguration(
                 host: redis.host, port: redis.port, username: redis.username, password: redis.password,
                 database: redis.database, keyPrefix: redis.keyPrefix, poolSize: redis.poolSize,
                 connectTimeoutMilliseconds: redis.connectTimeoutMilliseconds,
-                commandTimeoutMilliseconds: redis.commandTimeoutMilliseconds))
+                commandTimeoutMilliseconds: redis.commandTimeoutMilliseconds,
+                tls: redis.tls.map { tls in
+                    RedisTLSConfiguration(caFilePath: tls.caFilePath, serverName: tls.serverName,
+                                          certificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath)
+                }))
             // Not fatal: attestd fails closed (UNAVAILABLE) until Redis answers, and recovers by itself.
             do { try store.ping() } catch {
                 logger.error("Redis is not answering yet; exchanges answer UNAVAILABLE until it does", [("error", error.description)])

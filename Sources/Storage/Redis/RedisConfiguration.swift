@@ -12,6 +12,7 @@ public struct RedisConfiguration: Sendable {
     public var keyPrefix: String
     /// The most connections open at once; a call waits for a free one up to `commandTimeoutMilliseconds`.
     public var poolSize: Int
+    /// The longest a new connection may take: TCP connect, and with TLS the handshake (name resolution excepted).
     public var connectTimeoutMilliseconds: Int
     /// The longest a command may take to be written and answered; beyond it the call fails and the connection is
     /// dropped.
@@ -20,11 +21,14 @@ public struct RedisConfiguration: Sendable {
     /// calls made meanwhile fail at once instead of piling up on a dead server.
     public var reconnectBackoffMilliseconds: Int
     public var maxReconnectBackoffMilliseconds: Int
+    /// TLS options; nil speaks plain TCP.
+    public var tls: RedisTLSConfiguration?
 
     public init(host: String = "127.0.0.1", port: Int = 6379, username: String? = nil, password: String? = nil,
                 database: Int = 0, keyPrefix: String = "attestd:", poolSize: Int = 8,
                 connectTimeoutMilliseconds: Int = 500, commandTimeoutMilliseconds: Int = 1_000,
-                reconnectBackoffMilliseconds: Int = 50, maxReconnectBackoffMilliseconds: Int = 2_000) {
+                reconnectBackoffMilliseconds: Int = 50, maxReconnectBackoffMilliseconds: Int = 2_000,
+                tls: RedisTLSConfiguration? = nil) {
         self.host = host
         self.port = port
         self.username = username
@@ -36,5 +40,6 @@ public struct RedisConfiguration: Sendable {
         self.commandTimeoutMilliseconds = commandTimeoutMilliseconds
         self.reconnectBackoffMilliseconds = reconnectBackoffMilliseconds
         self.maxReconnectBackoffMilliseconds = maxReconnectBackoffMilliseconds
+        self.tls = tls
     }
 }

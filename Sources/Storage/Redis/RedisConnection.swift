@@ -1,32 +1,59 @@
 import CHiredis
-import Glibc
 
-/// One blocking connection to Redis (hiredis), authenticated and with its database selected.
+/// One blocking connection to Redis, authenticated and with its database selected. The bytes travel over our own
+/// socket, plain or TLS (Debian 12's hiredis 0.14 has no TLS); hiredis only formats commands and parses replies.
 ///
 /// `@unchecked Sendable`: a connection is used by one thread at a time, handed over through the pool's lock.
 final class RedisConnection: @unchecked Sendable {
-    private let context: UnsafeMutablePointer<redisContext>
+    private let transport: any RedisTransport
+    private let reader: UnsafeMutablePointer<redisReader>
+    private let buffer: UnsafeMutableRawBufferPointer
+    private let commandTimeout: Duration
     /// The pool's generation when this connection was made: a connection failure bumps it, retiring the others.
     let generation: Int
 
-    init(_ configuration: RedisConfiguration, generation: Int) throws(RedisFailure) {
-        self.generation = generation
-        guard let context = redisConnectWithTimeout(
-            configuration.host, Int32(configuration.port), Self.timeval(configuration.connectTimeoutMilliseconds))
-        else { throw .connection("cannot allocate a connection") }
-        guard context.pointee.err == 0 else {
-            let message = Self.message(context)
-            redisFree(context)
-            throw .connection("cannot connect to \(configuration.host):\(configuration.port): \(message)")
+    /// Connects (and, with `tls`, runs the handshake) within the connect timeout, then authenticates and selects the
+    /// database within the command timeout.
+    init(_ configuration: RedisConfiguration, tls: RedisTLSContext?, generation: Int) throws(RedisFailure) {
+        let deadline = ContinuousClock.now + .milliseconds(configuration.connectTimeoutMilliseconds)
+        let endpoint = "\(configuration.host):\(configuration.port)"
+        do throws(RedisFailure) {
+            let socket = try RedisSocket.connect(host: configuration.host, port: configuration.port, deadline: deadline)
+            if let tls {
+                let serverName = configuration.tls?.serverName ?? configuration.host
+                transport = try RedisTLSStream(socket: socket, context: tls, serverName: serverName, deadline: deadline)
+            } else {
+                transport = socket
+            }
+        } catch {
+            switch error {
+            case .connection(let message), .closed(let message):
+                throw .connection("cannot connect to \(endpoint): \(message)")
+            case .server:
+                throw error
+            }
         }
-        self.context = context
-        redisSetTimeout(context, Self.timeval(configuration.commandTimeoutMilliseconds))
-        redisEnableKeepAlive(context)
-        try setUp(configuration)
+        guard let reader = redisReaderCreate() else { throw .connection("cannot allocate a reply reader") }
+        self.reader = reader
+        buffer = .allocate(byteCount: 16 * 1024, alignment: 1)
+        commandTimeout = .milliseconds(configuration.commandTimeoutMilliseconds)
+        self.generation = generation
+        do throws(RedisFailure) {
+            try setUp(configuration, roundTrip: tls != nil)
+        } catch {
+            // With TLS 1.3 the client's handshake ends before the server has checked the client's certificate; a
+            // server that requires one and got none closes the connection at the first command.
+            if case .closed(let message) = error, tls != nil {
+                throw .connection("the server closed the TLS connection after the handshake (\(message)): "
+                    + "it may require a client certificate (tls certificate and privateKey)")
+            }
+            throw error
+        }
     }
 
     deinit {
-        redisFree(context)
+        redisReaderFree(reader)
+        buffer.deallocate()
     }
 
     /// Sends one command and waits for its reply.
@@ -34,42 +61,60 @@ final class RedisConnection: @unchecked Sendable {
         try pipeline([arguments])[0]
     }
 
-    /// Sends every command in one write, then reads their replies in order: one round trip for all of them.
+    /// Sends every command in one write, then reads their replies in order: one round trip for all of them, which
+    /// must be done within the command timeout. A timeout is not retried: the command may have run, and a second
+    /// run would answer "replay".
     func pipeline(_ commands: [[any RedisArgument]]) throws(RedisFailure) -> [RedisReply] {
-        for arguments in commands { append(arguments.map(\.redisBytes)) }
+        let deadline = ContinuousClock.now + commandTimeout
+        var output: [UInt8] = []
+        for arguments in commands { try Self.format(arguments.map(\.redisBytes), into: &output) }
+        let sent: Result<Void, RedisFailure> = output.withUnsafeBytes { bytes in
+            Result { () throws(RedisFailure) in try transport.send(bytes, deadline: deadline) }
+        }
+        try sent.get()
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)
-        for _ in commands {
-            var raw: UnsafeMutableRawPointer?
-            guard redisGetReply(context, &raw) == REDIS_OK, let raw else {
-                let failure = errno
-                let message = context.pointee.err == 0 ? "no reply" : Self.message(context)
-                // A timeout is not retried: the command may have run, and a second run would answer "replay".
-                let closed = context.pointee.err == REDIS_ERR_EOF
-                    || (context.pointee.err == REDIS_ERR_IO && (failure == ECONNRESET || failure == EPIPE))
-                throw closed ? .closed(message) : .connection(message)
+        while replies.count < commands.count {
+            if let reply = try nextReply() {
+                replies.append(reply)
+                continue
             }
-            let reply = raw.assumingMemoryBound(to: redisReply.self)
-            replies.append(Self.convert(reply))
-            freeReplyObject(raw)
+            let count = try transport.receive(into: buffer, deadline: deadline)
+            guard redisReaderFeed(reader, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), count) == REDIS_OK else {
+                throw .connection("cannot buffer a reply: \(Self.message(reader))")
+            }
         }
         return replies
     }
 
-    private func setUp(_ configuration: RedisConfiguration) throws(RedisFailure) {
+    /// Authenticates and selects the database; with `roundTrip`, always exchanges at least one command (PING), so
+    /// that a server refusing the connection after a TLS handshake is found here, not by the first real command.
+    private func setUp(_ configuration: RedisConfiguration, roundTrip: Bool) throws(RedisFailure) {
         var commands: [[any RedisArgument]] = []
         if let password = configuration.password {
             commands.append(["AUTH"] + (configuration.username.map { [$0] } ?? []) + [password])
         }
         if configuration.database != 0 { commands.append(["SELECT", configuration.database]) }
+        if commands.isEmpty && roundTrip { commands.append(["PING"]) }
         guard !commands.isEmpty else { return }
         for reply in try pipeline(commands) {
             if case .error(let message) = reply { throw .server(message) }
         }
     }
 
-    /// Queues a command in hiredis's output buffer; the arguments may hold any bytes.
-    private func append(_ arguments: [[UInt8]]) {
+    /// The next whole reply already received, or nil when more bytes are needed.
+    private func nextReply() throws(RedisFailure) -> RedisReply? {
+        var raw: UnsafeMutableRawPointer?
+        guard redisReaderGetReply(reader, &raw) == REDIS_OK else {
+            throw .connection("unreadable reply: \(Self.message(reader))")
+        }
+        guard let raw else { return nil }
+        defer { freeReplyObject(raw) }
+        return Self.convert(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
+    /// Appends one command in RESP; the arguments may hold any bytes.
+    private static func format(_ arguments: [[UInt8]], into output: inout [UInt8]) throws(RedisFailure) {
         let flat = arguments.flatMap { $0 }
         var offsets: [Int] = []
         var offset = 0
@@ -78,17 +123,22 @@ final class RedisConnection: @unchecked Sendable {
             offset += argument.count
         }
         let lengths = arguments.map(\.count)
-        flat.withUnsafeBufferPointer { buffer in
+        let formatted: [UInt8]? = flat.withUnsafeBufferPointer { buffer in
             // A non-nil base even when every argument is empty.
             let base = UnsafeRawPointer(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!)
             var pointers: [UnsafePointer<CChar>?] = offsets.map { (base + $0).assumingMemoryBound(to: CChar.self) }
-            pointers.withUnsafeMutableBufferPointer { pointers in
+            return pointers.withUnsafeMutableBufferPointer { pointers in
                 lengths.withUnsafeBufferPointer { lengths in
-                    // hiredis copies the arguments into its output buffer before returning.
-                    _ = redisAppendCommandArgv(context, Int32(arguments.count), pointers.baseAddress, lengths.baseAddress)
+                    var target: UnsafeMutablePointer<CChar>?
+                    let length = redisFormatCommandArgv(&target, Int32(arguments.count), pointers.baseAddress, lengths.baseAddress)
+                    guard length >= 0, let target else { return nil }
+                    defer { redisFreeCommand(target) }
+                    return Array(UnsafeRawBufferPointer(start: target, count: Int(length)))
                 }
             }
         }
+        guard let formatted else { throw .connection("cannot format a command") }
+        output.append(contentsOf: formatted)
     }
 
     private static func convert(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
@@ -114,13 +164,9 @@ final class RedisConnection: @unchecked Sendable {
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
-    private static func message(_ context: UnsafeMutablePointer<redisContext>) -> String {
-        withUnsafeBytes(of: context.pointee.errstr) { raw in
+    private static func message(_ reader: UnsafeMutablePointer<redisReader>) -> String {
+        withUnsafeBytes(of: reader.pointee.errstr) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
-    }
-
-    private static func timeval(_ milliseconds: Int) -> Glibc.timeval {
-        Glibc.timeval(tv_sec: milliseconds / 1_000, tv_usec: (milliseconds % 1_000) * 1_000)
     }
 }

@@ -16,6 +16,8 @@ final class RedisConnectionPool: Sendable {
 
     private let configuration: RedisConfiguration
     private let state = Mutex(State())
+    /// Made on the first connection over TLS, then shared by every connection of the pool.
+    private let tlsContext = Mutex<RedisTLSContext?>(nil)
     /// One permit per connection the pool may have open.
     private let permits: DispatchSemaphore
 
@@ -71,7 +73,7 @@ final class RedisConnectionPool: Sendable {
         let (idle, generation) = try taken.get()
         if let idle { return (idle, true) }
         do throws(RedisFailure) {
-            let connection = try RedisConnection(configuration, generation: generation)
+            let connection = try RedisConnection(configuration, tls: try tls(), generation: generation)
             state.withLock { state in
                 state.failedAttempts = 0
                 state.retryAt = nil
@@ -88,6 +90,20 @@ final class RedisConnectionPool: Sendable {
             }
             throw failure
         }
+    }
+
+    /// The pool's TLS context, loaded on first use (a file that cannot be loaded fails the attempt, with backoff);
+    /// nil over plain TCP.
+    private func tls() throws(RedisFailure) -> RedisTLSContext? {
+        guard let options = configuration.tls else { return nil }
+        let loaded: Result<RedisTLSContext, RedisFailure> = tlsContext.withLock { context in
+            if let context { return .success(context) }
+            return Result { () throws(RedisFailure) in try RedisTLSContext(options) }.map { made in
+                context = made
+                return made
+            }
+        }
+        return try loaded.get()
     }
 
     private func checkIn(_ connection: RedisConnection) {

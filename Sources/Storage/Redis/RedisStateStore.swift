@@ -8,8 +8,7 @@ import Synchronization
 /// How durable an answer is depends on the server: with `appendonly yes` and `appendfsync always` an acknowledged
 /// consume survives a Redis crash; with the default `everysec` up to a second of them may be lost.
 ///
-/// Debian 12's hiredis (0.14.1) has no TLS, so this store speaks plain TCP: reach a remote Redis over a private
-/// network or a TLS tunnel.
+/// It speaks plain TCP, or TLS 1.2+ with the server's certificate and name verified (`RedisConfiguration.tls`).
 public final class RedisStateStore: StateStore {
     private let pool: RedisConnectionPool
     private let prefix: String

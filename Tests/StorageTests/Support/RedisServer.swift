@@ -13,21 +13,40 @@ final class RedisServer: @unchecked Sendable {
         let description: String
     }
 
+    /// TLS instead of plain TCP on the port: the server's certificate and key, and the CA its clients' certificates
+    /// must come from when `requireClientCertificates`.
+    struct TLS {
+        let certificate: String
+        let key: String
+        let caFile: String
+        var requireClientCertificates = false
+        /// What redis-cli presents, when the server requires a client certificate.
+        var client: (certificate: String, key: String)?
+    }
+
     let port: Int
     let directory: TemporaryDirectory
     private let arguments: [String]
+    private let tls: TLS?
     private var process: Process?
 
     /// - Parameters:
     ///   - persistent: keep data across a restart with an fsynced append-only file; otherwise nothing is saved.
     ///   - arguments: more `redis-server` options, e.g. `["--requirepass", "secret"]`.
-    init(persistent: Bool = false, arguments: [String] = []) throws {
-        port = try Self.freePort()
+    ///   - tls: serve TLS only (the plain port is off).
+    init(persistent: Bool = false, arguments: [String] = [], tls: TLS? = nil) throws {
+        let port = try Self.freePort()
+        self.port = port
+        self.tls = tls
         directory = try TemporaryDirectory("redis")
         let persistence = persistent
             ? ["--appendonly", "yes", "--appendfsync", "always", "--save", ""]
             : ["--appendonly", "no", "--save", ""]
-        self.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path, "--daemonize", "no",
+        let listening = tls.map { tls in
+            ["--port", "0", "--tls-port", String(port), "--tls-cert-file", tls.certificate, "--tls-key-file", tls.key,
+             "--tls-ca-cert-file", tls.caFile, "--tls-auth-clients", tls.requireClientCertificates ? "yes" : "no"]
+        } ?? ["--port", String(port)]
+        self.arguments = listening + ["--bind", "127.0.0.1", "--dir", directory.path, "--daemonize", "no",
                           "--loglevel", "warning"] + persistence + arguments
         try start()
     }
@@ -72,7 +91,10 @@ final class RedisServer: @unchecked Sendable {
     func cli(_ command: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-        process.arguments = ["-p", String(port)] + command
+        let secure = tls.map { tls in
+            ["--tls", "--cacert", tls.caFile] + (tls.client.map { ["--cert", $0.certificate, "--key", $0.key] } ?? [])
+        } ?? []
+        process.arguments = ["-p", String(port)] + secure + command
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -5,6 +5,8 @@ import Testing
 /// The three implementations of `StateStore`, so one semantic suite runs against each.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory, sqlite, redis
+    /// Redis over TLS, the server's certificate verified against a test CA.
+    case redisTLS
     var testDescription: String { rawValue }
 }
 
@@ -15,6 +17,7 @@ final class StoreFixture: @unchecked Sendable {
     let clock = TestClock()
     private let directory: TemporaryDirectory?
     private let server: RedisServer?
+    private let certificates: TestCertificates?
 
     init(_ kind: StoreKind) throws {
         self.kind = kind
@@ -22,29 +25,42 @@ final class StoreFixture: @unchecked Sendable {
         case .memory:
             directory = nil
             server = nil
+            certificates = nil
             store = MemoryStateStore(clock: clock.source)
         case .sqlite:
             let directory = try TemporaryDirectory("sqlite")
             self.directory = directory
             server = nil
+            certificates = nil
             store = try SQLiteStateStore(SQLiteConfiguration(path: directory.file("state.db"), clock: clock.source))
         case .redis:
             directory = nil
             let server = try RedisServer()
             self.server = server
+            certificates = nil
             store = RedisStateStore(RedisConfiguration(port: server.port))
+        case .redisTLS:
+            directory = nil
+            let certificates = try TestCertificates()
+            self.certificates = certificates
+            let server = try RedisServer(tls: RedisServer.TLS(
+                certificate: certificates.server.certificate, key: certificates.server.key, caFile: certificates.caFile))
+            self.server = server
+            store = RedisStateStore(RedisConfiguration(port: server.port, tls: RedisTLSConfiguration(caFilePath: certificates.caFile)))
         }
     }
 
     /// The unix time the store should think it is.
     var now: Int64 {
-        kind == .redis ? Int64(Date().timeIntervalSince1970) : clock.now
+        isRedis ? Int64(Date().timeIntervalSince1970) : clock.now
     }
+
+    private var isRedis: Bool { kind == .redis || kind == .redisTLS }
 
     /// Lets time pass until a record expiring at `expiresAt` has expired for this store: the test clock jumps;
     /// Redis, which expires keys by its own clock, is waited for.
     func passExpiry(of expiresAt: Int64) {
-        guard kind == .redis else {
+        guard isRedis else {
             clock.set(expiresAt + 1)
             return
         }
