@@ -69,8 +69,11 @@ final class RedisServer: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
+        // Ready means accepting and no longer loading: a server that accepts connections may still be loading its
+        // append-only file and answer LOADING to every command until it is done. (Any other answer counts, since
+        // some tests start servers that refuse this client on purpose: a password, a certificate.)
         for _ in 0..<500 {
-            if Self.accepts(port) { return }
+            if Self.accepts(port), !((try? cli(["PING"])) ?? "LOADING").contains("LOADING") { return }
             guard process.isRunning else { break }
             usleep(10_000)
         }
