@@ -26,6 +26,40 @@ public protocol StateStore: Sendable {
 
     /// Revokes a key: later assertions with it are refused. Returns false when the key is unknown.
     func revokeKey(_ keyID: [UInt8], now: Int64) throws(StoreError) -> Bool
+
+    /// An attestation's two writes: consumes the challenge and, only when that succeeded, registers the key.
+    /// Returns false (and registers nothing) when the challenge was used before. A store that can do both in one
+    /// round trip (one transaction) does; the default makes the two calls.
+    func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool
+
+    /// An assertion's two writes: consumes the challenge and, only when that succeeded, advances the key's
+    /// counter. One round trip where the store can make it one; the default makes the two calls.
+    func consumeChallenge(
+        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
+    ) throws(StoreError) -> ChallengeThenCounter
+}
+
+/// The outcome of consuming a challenge and then advancing a counter.
+public enum ChallengeThenCounter: Sendable, Equatable {
+    /// The challenge was used before; the counter was not touched.
+    case challengeReplayed
+    /// The challenge was consumed; this is what the counter did.
+    case counter(CounterAdvance)
+}
+
+extension StateStore {
+    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
+        guard try consumeChallenge(nonce, expiresAt: expiresAt) else { return false }
+        try registerKey(record)
+        return true
+    }
+
+    public func consumeChallenge(
+        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
+    ) throws(StoreError) -> ChallengeThenCounter {
+        guard try consumeChallenge(nonce, expiresAt: expiresAt) else { return .challengeReplayed }
+        return .counter(try advanceCounter(keyID: keyID, to: counter, now: now))
+    }
 }
 
 /// The outcome of `advanceCounter`.

@@ -150,4 +150,35 @@ struct StateStoreSemanticsTests {
             #expect(outcomes.filter { (try? $0.get()) == false }.count == 15, "round \(round)")
         }
     }
+
+    @Test("consumes a challenge then registers a key in one call, registering nothing for a replayed challenge",
+          arguments: StoreKind.allCases)
+    func consumeThenRegister(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let expiresAt = fixture.now + 300
+        #expect(try store.consumeChallenge([9, 1], expiresAt: expiresAt, thenRegister: Self.record([7], at: fixture.now)))
+        #expect(try store.attestedKey([7])?.counter == 0)
+        #expect(try !store.consumeChallenge([9, 1], expiresAt: expiresAt, thenRegister: Self.record([8], at: fixture.now)))
+        #expect(try store.attestedKey([8]) == nil)
+    }
+
+    @Test("consumes a challenge then advances a counter in one call, leaving the counter alone for a replayed challenge",
+          arguments: StoreKind.allCases)
+    func consumeThenAdvance(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let expiresAt = fixture.now + 300
+        try store.registerKey(Self.record([7], at: fixture.now))
+        #expect(try store.consumeChallenge([9, 2], expiresAt: expiresAt, thenAdvance: [7], to: 3, now: fixture.now) == .counter(.advanced))
+        #expect(try store.consumeChallenge([9, 2], expiresAt: expiresAt, thenAdvance: [7], to: 4, now: fixture.now) == .challengeReplayed)
+        #expect(try store.attestedKey([7])?.counter == 3)
+        #expect(try store.consumeChallenge([9, 3], expiresAt: expiresAt, thenAdvance: [7], to: 3, now: fixture.now)
+                == .counter(.notIncreasing(stored: 3)))
+        #expect(try store.consumeChallenge([9, 4], expiresAt: expiresAt, thenAdvance: [6], to: 1, now: fixture.now)
+                == .counter(.unknownKey))
+        _ = try store.revokeKey([7], now: fixture.now)
+        #expect(try store.consumeChallenge([9, 5], expiresAt: expiresAt, thenAdvance: [7], to: 9, now: fixture.now)
+                == .counter(.revoked))
+    }
 }

@@ -53,19 +53,17 @@ struct ExchangeAssertionHandler: UnaryHandler {
             } catch {
                 throw exchange.refuse(app: app.appID, error, envelope: "assertion", context: context)
             }
-            guard try exchange.stored(context, { () throws(StoreError) in
-                try store.consumeChallenge(challenge.nonce, expiresAt: challenge.expiresAt)
-            }) else {
-                throw refuse("challengeReplayed")
+            // One round trip: the challenge is consumed, then the counter compared and advanced atomically.
+            let outcome = try exchange.stored(context) { () throws(StoreError) in
+                try store.consumeChallenge(
+                    challenge.nonce, expiresAt: challenge.expiresAt, thenAdvance: artifact.keyID, to: verified.counter, now: now)
             }
-            let advance = try exchange.stored(context) { () throws(StoreError) in
-                try store.advanceCounter(keyID: artifact.keyID, to: verified.counter, now: now)
-            }
-            switch advance {
-            case .advanced: break
-            case .notIncreasing(let stored): throw refuse("counterNotIncreasing", "stored \(stored), offered \(verified.counter)")
-            case .revoked: throw refuse("keyRevoked")
-            case .unknownKey: throw refuse("unknownKey")
+            switch outcome {
+            case .counter(.advanced): break
+            case .challengeReplayed: throw refuse("challengeReplayed")
+            case .counter(.notIncreasing(let stored)): throw refuse("counterNotIncreasing", "stored \(stored), offered \(verified.counter)")
+            case .counter(.revoked): throw refuse("keyRevoked")
+            case .counter(.unknownKey): throw refuse("unknownKey")
             }
             return try exchange.mint(for: app, limitedUse: request.limitedUse)
         }

@@ -41,17 +41,17 @@ struct ExchangeAttestationHandler: UnaryHandler {
             }
             let now = ExchangeContext.now()
             let store = exchange.store
-            guard try exchange.stored(context, { () throws(StoreError) in
-                try store.consumeChallenge(challenge.nonce, expiresAt: challenge.expiresAt)
-            }) else {
-                throw exchange.refuse(app: app.appID, provider: .appAttest, reason: "challengeReplayed", context: context)
-            }
             let record = AttestedKeyRecord(
                 keyID: verified.keyID, appID: app.appID, environment: verified.environment.rawValue,
                 publicKey: verified.publicKey, firstSeen: now, lastSeen: now,
                 receipt: verified.receipt.isVerified ? (try? AttestationObject(request.attestationStatement))?.receipt : nil,
                 riskMetric: verified.receipt.riskMetric)
-            try exchange.stored(context) { () throws(StoreError) in try store.registerKey(record) }
+            // One round trip: the challenge is consumed and the key registered together, or neither.
+            guard try exchange.stored(context, { () throws(StoreError) in
+                try store.consumeChallenge(challenge.nonce, expiresAt: challenge.expiresAt, thenRegister: record)
+            }) else {
+                throw exchange.refuse(app: app.appID, provider: .appAttest, reason: "challengeReplayed", context: context)
+            }
             logReceipt(verified.receipt, context: context)
             guard let artifact = Artifact(
                 appID: app.appID, keyID: verified.keyID, publicKey: verified.publicKey,

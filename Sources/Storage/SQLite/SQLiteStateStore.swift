@@ -98,6 +98,26 @@ public final class SQLiteStateStore: StateStore {
 
     /// Deletes the challenges and tokens that have expired, one bounded batch per transaction, and returns how many
     /// went. The background sweeper calls this every `sweepIntervalSeconds`.
+    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
+        let outcome = try writer.submit(.sequence(
+            first: .consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock()), then: .registerKey(record)))
+        guard case .sequence(.changed(let consumed), _) = outcome else { throw StoreError("sqlite: unexpected outcome") }
+        return consumed
+    }
+
+    public func consumeChallenge(
+        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
+    ) throws(StoreError) -> ChallengeThenCounter {
+        let outcome = try writer.submit(.sequence(
+            first: .consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock()),
+            then: .advanceCounter(keyID: keyID, counter: counter, now: now)))
+        switch outcome {
+        case .sequence(.changed(false), nil): return .challengeReplayed
+        case .sequence(.changed(true), .counter(let advance)?): return .counter(advance)
+        default: throw StoreError("sqlite: unexpected outcome")
+        }
+    }
+
     @discardableResult
     public func sweepExpired() throws(StoreError) -> Int {
         try sweeper.sweep()

@@ -6,11 +6,16 @@ enum SQLiteWrite: Sendable {
     case advanceCounter(keyID: [UInt8], counter: UInt32, now: Int64)
     case revokeKey(keyID: [UInt8], now: Int64)
     case sweep(now: Int64, limit: Int)
+    /// Two writes of one caller, in order in the same transaction (one round trip to the writer thread); the second
+    /// runs only when the first changed a row.
+    indirect case sequence(first: SQLiteWrite, then: SQLiteWrite)
 
     enum Outcome: Sendable {
         case changed(Bool)
         case counter(CounterAdvance)
         case swept(Int)
+        /// The outcomes of a `sequence`; `second` is nil when the first write changed nothing.
+        indirect case sequence(first: Outcome, second: Outcome?)
     }
 
     /// Runs the write on the writer's connection, inside the batch's transaction.
@@ -42,6 +47,10 @@ enum SQLiteWrite: Sendable {
             return .counter(.notIncreasing(stored: UInt32(clamping: state.counter)))
         case .revokeKey(let keyID, let now):
             return .changed(try connection.run(SQLiteSchema.revokeKey, [.integer(now), .blob(keyID)]) == 1)
+        case .sequence(let first, let then):
+            let outcome = try first.perform(on: connection)
+            guard case .changed(true) = outcome else { return .sequence(first: outcome, second: nil) }
+            return .sequence(first: outcome, second: try then.perform(on: connection))
         case .sweep(let now, let limit):
             let challenges = try connection.run(SQLiteSchema.sweepChallenges, [.integer(now), .integer(Int64(limit))])
             let tokens = try connection.run(SQLiteSchema.sweepTokens, [.integer(now), .integer(Int64(limit))])
