@@ -12,9 +12,7 @@ struct QueryTwoBitsHandler: UnaryHandler {
         let app: RegisteredApp
         let client: DeviceCheckClient
         do throws(GRPCStatus) {
-            app = try exchange.apps.resolve(request.app)
-            guard !request.deviceToken.isEmpty else { throw GRPCStatus(.invalidArgument, "device_token is required.") }
-            client = try deviceCheck.client(for: app)
+            (app, client) = try deviceCheck.resolve(request.app, deviceToken: request.deviceToken, in: exchange.apps)
         } catch {
             reply.fail(error)
             return
@@ -43,9 +41,7 @@ struct UpdateTwoBitsHandler: UnaryHandler {
         let app: RegisteredApp
         let client: DeviceCheckClient
         do throws(GRPCStatus) {
-            app = try exchange.apps.resolve(request.app)
-            guard !request.deviceToken.isEmpty else { throw GRPCStatus(.invalidArgument, "device_token is required.") }
-            client = try deviceCheck.client(for: app)
+            (app, client) = try deviceCheck.resolve(request.app, deviceToken: request.deviceToken, in: exchange.apps)
         } catch {
             reply.fail(error)
             return

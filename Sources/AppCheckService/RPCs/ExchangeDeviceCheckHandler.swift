@@ -12,9 +12,7 @@ struct ExchangeDeviceCheckHandler: UnaryHandler {
         let app: RegisteredApp
         let client: DeviceCheckClient
         do throws(GRPCStatus) {
-            app = try exchange.apps.resolve(request.app)
-            guard !request.deviceToken.isEmpty else { throw GRPCStatus(.invalidArgument, "device_token is required.") }
-            client = try deviceCheck.client(for: app)
+            (app, client) = try deviceCheck.resolve(request.app, deviceToken: request.deviceToken, in: exchange.apps)
         } catch {
             reply.fail(error)
             return
@@ -28,5 +26,15 @@ struct ExchangeDeviceCheckHandler: UnaryHandler {
             }
             return try exchange.mint(for: app, limitedUse: request.limitedUse)
         }
+    }
+}
+
+extension DeviceCheckClients {
+    /// What every DeviceCheck RPC checks first, on the event loop: the app, that a device token was sent, and that
+    /// the app has a DeviceCheck key (FAILED_PRECONDITION otherwise).
+    func resolve(_ appName: String, deviceToken: String, in apps: AppRegistry) throws(GRPCStatus) -> (RegisteredApp, DeviceCheckClient) {
+        let app = try apps.resolve(appName)
+        guard !deviceToken.isEmpty else { throw GRPCStatus(.invalidArgument, "device_token is required.") }
+        return (app, try client(for: app))
     }
 }
