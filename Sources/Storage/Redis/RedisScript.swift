@@ -1,5 +1,6 @@
-/// The server-side scripts that make each read-modify-write one atomic step. Each touches a single key, so they
-/// also run unchanged on a Redis Cluster.
+/// The server-side scripts that make each read-modify-write one atomic step. The single-key ones would run unchanged
+/// on a Redis Cluster; the two combined ones (a challenge and a key in one round trip) touch two keys, which a
+/// Cluster would need in one hash slot (attestd supports a single Redis primary today).
 struct RedisScript: Sendable {
     let source: String
     /// The name under which the store keeps the SHA1 that SCRIPT LOAD answered, for EVALSHA.
@@ -36,7 +37,33 @@ struct RedisScript: Sendable {
         return 1
         """)
 
-    static let all = [advanceCounter, registerKey, revokeKey]
+    /// KEYS[1] the challenge, KEYS[2] the key's hash; ARGV challenge expiry, then as `advanceCounter`. Returns {4}
+    /// when the challenge was used before (the counter untouched), else what `advanceCounter` returns.
+    static let consumeThenAdvance = RedisScript(name: "consume-advance", source: """
+        if not redis.call('SET', KEYS[1], '1', 'NX', 'EXAT', ARGV[1]) then return {4} end
+        local state = redis.call('HMGET', KEYS[2], 'counter', 'revoked')
+        if not state[1] then return {3} end
+        if state[2] == '1' then return {2} end
+        local stored = tonumber(state[1])
+        if stored >= tonumber(ARGV[2]) then return {1, stored} end
+        redis.call('HSET', KEYS[2], 'counter', ARGV[2], 'last_seen', ARGV[3])
+        return {0}
+        """)
+
+    /// KEYS[1] the challenge, KEYS[2] the key's hash; ARGV challenge expiry, then as `registerKey`. Returns 0 when
+    /// the challenge was used before (nothing registered), else 1.
+    static let consumeThenRegister = RedisScript(name: "consume-register", source: """
+        if not redis.call('SET', KEYS[1], '1', 'NX', 'EXAT', ARGV[1]) then return 0 end
+        if redis.call('EXISTS', KEYS[2]) == 0 then
+          redis.call('HSET', KEYS[2], 'first_seen', ARGV[5], 'counter', ARGV[7], 'revoked', ARGV[8])
+        end
+        redis.call('HSET', KEYS[2], 'app', ARGV[2], 'env', ARGV[3], 'public_key', ARGV[4], 'last_seen', ARGV[6])
+        if ARGV[9] == '1' then redis.call('HSET', KEYS[2], 'receipt', ARGV[10]) else redis.call('HDEL', KEYS[2], 'receipt') end
+        if ARGV[11] == '1' then redis.call('HSET', KEYS[2], 'risk', ARGV[12]) else redis.call('HDEL', KEYS[2], 'risk') end
+        return 1
+        """)
+
+    static let all = [advanceCounter, registerKey, revokeKey, consumeThenAdvance, consumeThenRegister]
 
     private init(name: String, source: String) {
         self.name = name

@@ -35,13 +35,35 @@ public final class RedisStateStore: StateStore {
     }
 
     public func registerKey(_ record: AttestedKeyRecord) throws(StoreError) {
-        let arguments: [any RedisArgument] = [
+        _ = try evaluate(.registerKey, keys: [key("key:", record.keyID)], Self.registration(record))
+    }
+
+    /// One round trip: one script consumes the challenge and, only then, registers the key.
+    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
+        let reply = try evaluate(
+            .consumeThenRegister, keys: [key("challenge:", nonce), key("key:", record.keyID)],
+            [max(1, expiresAt)] + Self.registration(record))
+        guard let registered = reply.integer else { throw unexpected(reply, "consume-register") }
+        return registered == 1
+    }
+
+    /// One round trip: one script consumes the challenge and, only then, compares and advances the counter.
+    public func consumeChallenge(
+        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
+    ) throws(StoreError) -> ChallengeThenCounter {
+        let reply = try evaluate(
+            .consumeThenAdvance, keys: [key("challenge:", nonce), key("key:", keyID)], [max(1, expiresAt), Int64(counter), now])
+        if case .array(let items) = reply, items.first?.integer == 4 { return .challengeReplayed }
+        return .counter(try counterAdvance(reply, "consume-advance"))
+    }
+
+    private static func registration(_ record: AttestedKeyRecord) -> [any RedisArgument] {
+        [
             record.appID, record.environment, record.publicKey, record.firstSeen, record.lastSeen,
             Int64(record.counter), record.revoked ? "1" : "0",
             record.receipt == nil ? "0" : "1", record.receipt ?? [],
             record.riskMetric == nil ? "0" : "1", record.riskMetric ?? 0,
         ]
-        _ = try evaluate(.registerKey, key: key("key:", record.keyID), arguments)
     }
 
     public func attestedKey(_ keyID: [UInt8]) throws(StoreError) -> AttestedKeyRecord? {
@@ -69,21 +91,25 @@ public final class RedisStateStore: StateStore {
     }
 
     public func advanceCounter(keyID: [UInt8], to counter: UInt32, now: Int64) throws(StoreError) -> CounterAdvance {
-        let reply = try evaluate(.advanceCounter, key: key("key:", keyID), [Int64(counter), now])
+        try counterAdvance(evaluate(.advanceCounter, keys: [key("key:", keyID)], [Int64(counter), now]), "advance")
+    }
+
+    /// The answer of the counter scripts: {0} advanced, {1, stored}, {2} revoked, {3} unknown key.
+    private func counterAdvance(_ reply: RedisReply, _ command: String) throws(StoreError) -> CounterAdvance {
         guard case .array(let items) = reply, let outcome = items.first?.integer else {
-            throw unexpected(reply, "advance")
+            throw unexpected(reply, command)
         }
         switch outcome {
         case 0: return .advanced
         case 1: return .notIncreasing(stored: UInt32(clamping: items.count > 1 ? items[1].integer ?? 0 : 0))
         case 2: return .revoked
         case 3: return .unknownKey
-        default: throw unexpected(reply, "advance")
+        default: throw unexpected(reply, command)
         }
     }
 
     public func revokeKey(_ keyID: [UInt8], now: Int64) throws(StoreError) -> Bool {
-        let reply = try evaluate(.revokeKey, key: key("key:", keyID), [now])
+        let reply = try evaluate(.revokeKey, keys: [key("key:", keyID)], [now])
         guard let revoked = reply.integer else { throw unexpected(reply, "revoke") }
         return revoked == 1
     }
@@ -106,17 +132,17 @@ public final class RedisStateStore: StateStore {
 
     /// Runs a script by its hash; when the server does not know it (first use, restart, failover), loads it and
     /// runs it in one pipelined round trip.
-    private func evaluate(_ script: RedisScript, key: [UInt8], _ arguments: [any RedisArgument]) throws(StoreError) -> RedisReply {
+    private func evaluate(_ script: RedisScript, keys: [[UInt8]], _ arguments: [any RedisArgument]) throws(StoreError) -> RedisReply {
         let known = scriptHashes.withLock { $0[script.name] }
         let reply = try pool.withConnection { connection throws(RedisFailure) in
             if let known {
-                let reply = try connection.command(["EVALSHA", known, 1, key] + arguments)
+                let reply = try connection.command(["EVALSHA", known, keys.count] + keys + arguments)
                 guard case .error(let message) = reply, message.hasPrefix("NOSCRIPT") else { return reply }
             }
             // SCRIPT LOAD answers the hash for next time; EVAL runs it now (the hash is not known before the reply).
             let replies = try connection.pipeline([
                 ["SCRIPT", "LOAD", script.source],
-                ["EVAL", script.source, 1, key] + arguments,
+                ["EVAL", script.source, keys.count] + keys + arguments,
             ])
             if let hash = replies[0].text { scriptHashes.withLock { $0[script.name] = hash } }
             return replies[1]
