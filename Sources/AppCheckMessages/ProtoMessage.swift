@@ -30,6 +30,11 @@ extension ProtoMessage {
         try self.init(serializedBytes: bytes)
     }
 
+    /// Decodes a REST request; see ``init(json:pathParameters:)-(ArraySlice<UInt8>,_)``.
+    public init(json body: [UInt8], pathParameters: [PathParameter] = []) throws(GRPCStatus) {
+        try self.init(json: body[...], pathParameters: pathParameters)
+    }
+
     /// The proto3 JSON form of this message (lowerCamelCase names, standard base64, defaults omitted).
     ///
     /// Every Timestamp in the message must lie within years 1–9999, with nanoseconds in 0…999,999,999, as the

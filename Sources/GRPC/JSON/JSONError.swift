@@ -15,6 +15,7 @@ public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let tooDeep = Code(base: .tooDeep)
     }
 
+    /// The kind of refusal.
     public let code: Code
     /// What was wrong, for the client ("expected ',' or '}'").
     public let message: String

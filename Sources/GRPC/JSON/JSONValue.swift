@@ -18,7 +18,9 @@ public enum JSONValue: Hashable, Sendable {
 
 /// One `"key": value` member of a JSON object.
 public struct JSONMember: Hashable, Sendable {
+    /// The member name, unescaped.
     public var key: String
+    /// The member value.
     public var value: JSONValue
 
     public init(_ key: String, _ value: JSONValue) {

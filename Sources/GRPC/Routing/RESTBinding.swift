@@ -115,6 +115,7 @@ public struct RESTBinding: Hashable, Sendable, CustomStringConvertible {
 public struct PathParameter: Hashable, Sendable {
     /// The proto name of the field.
     public let field: String
+    /// The value, percent-decoded (`projects/p/apps/1:2:ios:ab`).
     public let value: String
 
     public init(field: String, value: String) {

@@ -37,8 +37,10 @@ public struct FieldSchema: Sendable {
     public let name: String
     /// The lowerCamelCase JSON name (`attestationStatement`).
     public let jsonName: String
+    /// The field number on the wire.
     public let number: Int
     public let type: FieldType
+    /// Whether the field is `repeated` (a JSON array).
     public let isRepeated: Bool
 
     /// A field; `jsonName` defaults to the lowerCamelCase of `name`, as protoc derives it.
@@ -101,6 +103,7 @@ public enum FieldType: Sendable {
 
 /// The values of an enum type.
 public struct EnumSchema: Sendable {
+    /// The fully qualified name (`grpc.health.v1.HealthCheckResponse.ServingStatus`).
     public let fullName: String
     /// The values, each a name and a number.
     public let values: [(name: String, number: Int32)]
