@@ -1,16 +1,17 @@
 internal import COpenSSL
+internal import CShims
 
 /// How the simulator treats OpenSSL failures: as broken invariants. Key generation, certificate building and
 /// signing on well-formed inputs fail only when the library itself is broken or memory is exhausted, and a
 /// test tool that cannot sign has no useful way to continue; trapping keeps the simulator's API free of `try`.
 enum OpenSSLCall {
-    /// Traps with `what` and OpenSSL's first queued error unless `ok`.
+    /// Traps with `what` and OpenSSL's queued errors unless `ok`.
     static func require(_ ok: Bool, _ what: String) {
         guard !ok else { return }
-        let code = ERR_get_error()
-        var message = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &message, message.count)
-        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 2048) { buffer in
+            let count = cshims_ERR_drain(buffer.baseAddress, buffer.count)
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
+        }
         preconditionFailure("AppAttestSimulator: \(what) failed: \(text)")
     }
 

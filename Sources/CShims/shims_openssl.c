@@ -1,4 +1,6 @@
 #include "CShimsOpenSSL.h"
+#include <openssl/err.h>
+#include <stdio.h>
 
 void cshims_OPENSSL_free(void *ptr) { OPENSSL_free(ptr); }
 
@@ -21,3 +23,20 @@ void cshims_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X5
 long cshims_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 
 const unsigned long cshims_XN_FLAG_RFC2253 = XN_FLAG_RFC2253;
+
+// Errors
+size_t cshims_ERR_drain(char *buffer, size_t capacity) {
+    size_t used = 0;
+    if (capacity == 0) return 0;
+    buffer[0] = 0;
+    unsigned long code;
+    while ((code = ERR_get_error()) != 0) {
+        char reason[256];
+        ERR_error_string_n(code, reason, sizeof reason);
+        const char *separator = used == 0 ? "" : "; ";
+        int written = snprintf(buffer + used, capacity - used, "%s%s", separator, reason);
+        if (written < 0) break;
+        used += (size_t)written < capacity - used ? (size_t)written : capacity - used - 1;
+    }
+    return used;
+}

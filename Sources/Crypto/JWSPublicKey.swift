@@ -12,18 +12,18 @@ public final class JWSPublicKey: @unchecked Sendable {
 
     /// Reads a PEM `PUBLIC KEY` (SubjectPublicKeyInfo) or the public key of a PEM `CERTIFICATE`.
     public convenience init(pem: String) throws(PublicKeyError) {
-        PEM.clearErrors()
+        OpenSSLErrorQueue.clear()
         if let key = PEM.withReadBIO(pem, { PEM_read_bio_PUBKEY($0, nil, { _, _, _, _ in 0 }, nil) }) ?? nil {
             try self.init(owning: key)
             return
         }
-        PEM.clearErrors()
+        OpenSSLErrorQueue.clear()
         let certificate = PEM.withReadBIO(pem, { PEM_read_bio_X509($0, nil, { _, _, _, _ in 0 }, nil) }) ?? nil
         guard let certificate else {
-            throw PublicKeyError.unreadable.with(detail: PEM.drainErrors())
+            throw PublicKeyError.unreadable.with(detail: OpenSSLErrorQueue.drain())
         }
         defer { X509_free(certificate) }
-        guard let key = X509_get_pubkey(certificate) else { throw PublicKeyError.unreadable.with(detail: PEM.drainErrors()) }
+        guard let key = X509_get_pubkey(certificate) else { throw PublicKeyError.unreadable.with(detail: OpenSSLErrorQueue.drain()) }
         try self.init(owning: key)
     }
 
@@ -61,7 +61,7 @@ public final class JWSPublicKey: @unchecked Sendable {
             }
         }
         // A failed verification leaves reasons on this thread's queue; they are expected, not news.
-        if !ok { PEM.clearErrors() }
+        if !ok { OpenSSLErrorQueue.clear() }
         return ok
     }
 

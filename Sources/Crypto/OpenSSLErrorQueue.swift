@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import CShims
 
 /// OpenSSL's per-thread error queue. It is cleared before each call whose failure we report, so that a stale entry
 /// left by someone else never ends up in our message, and drained after a failure into the Swift error.
@@ -7,15 +8,11 @@ enum OpenSSLErrorQueue {
 
     /// Empties the queue and returns its entries as one line (empty when OpenSSL recorded nothing).
     static func drain() -> String {
-        var parts: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            parts.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        // The loop lives in CShims (cshims_ERR_drain), shared by every module that reports OpenSSL failures.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 2048) { buffer in
+            let count = cshims_ERR_drain(buffer.baseAddress, buffer.count)
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
         }
-        return parts.joined(separator: "; ")
     }
 
     /// A `CryptoError` whose message is `context` followed by whatever OpenSSL queued.

@@ -24,19 +24,4 @@ enum PEM {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Empties this thread's OpenSSL error queue, so the next failure's reasons are the call's own.
-    static func clearErrors() { ERR_clear_error() }
-
-    /// Drains this thread's OpenSSL error queue into one line (oldest first).
-    static func drainErrors() -> String {
-        var reasons = [String]()
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return reasons.joined(separator: "; ")
-    }
 }

@@ -14,23 +14,23 @@ public final class PrivateKey: @unchecked Sendable {
     /// Reads a PEM private key: PKCS#8 (`PRIVATE KEY`) or traditional (`RSA PRIVATE KEY`, `EC PRIVATE KEY`),
     /// unencrypted. An encrypted key is refused as unreadable.
     public convenience init(pem: String) throws(PrivateKeyError) {
-        PEM.clearErrors()
+        OpenSSLErrorQueue.clear()
         // The callback answers "no passphrase": without one OpenSSL would prompt on the terminal, blocking a server.
         guard let key = PEM.withReadBIO(pem, { PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }) ?? nil else {
-            throw PrivateKeyError.unreadable.with(detail: PEM.drainErrors())
+            throw PrivateKeyError.unreadable.with(detail: OpenSSLErrorQueue.drain())
         }
         try self.init(owning: key)
     }
 
     /// A new random key for `algorithm`: RSA-2048 or P-256.
     public static func generate(_ algorithm: SigningAlgorithm) throws(PrivateKeyError) -> PrivateKey {
-        PEM.clearErrors()
+        OpenSSLErrorQueue.clear()
         let context: OpaquePointer?
         switch algorithm {
         case .rs256: context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil)
         case .es256: context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil)
         }
-        guard let context else { throw PrivateKeyError.generationFailed.with(detail: PEM.drainErrors()) }
+        guard let context else { throw PrivateKeyError.generationFailed.with(detail: OpenSSLErrorQueue.drain()) }
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer? = nil
         let configured: Bool
@@ -39,7 +39,7 @@ public final class PrivateKey: @unchecked Sendable {
         case .es256: configured = EVP_PKEY_keygen_init(context) == 1 && EVP_PKEY_CTX_set_group_name(context, "P-256") == 1
         }
         guard configured, EVP_PKEY_generate(context, &key) == 1, let key else {
-            throw PrivateKeyError.generationFailed.with(detail: PEM.drainErrors())
+            throw PrivateKeyError.generationFailed.with(detail: OpenSSLErrorQueue.drain())
         }
         return try PrivateKey(owning: key)
     }
@@ -66,7 +66,7 @@ public final class PrivateKey: @unchecked Sendable {
 
     /// The JWS signature of `message`: PKCS#1 v1.5 over SHA-256 for RS256, r‖s (64 bytes) for ES256.
     public func sign(_ message: some ContiguousBytes) throws(PrivateKeyError) -> [UInt8] {
-        PEM.clearErrors()
+        OpenSSLErrorQueue.clear()
         guard let context = EVP_MD_CTX_new() else { throw PrivateKeyError.signingFailed }
         defer { EVP_MD_CTX_free(context) }
         let signature: [UInt8]? = message.withUnsafeBytes { message in
@@ -82,7 +82,7 @@ public final class PrivateKey: @unchecked Sendable {
             }
             return failed ? nil : output
         }
-        guard let signature else { throw PrivateKeyError.signingFailed.with(detail: PEM.drainErrors()) }
+        guard let signature else { throw PrivateKeyError.signingFailed.with(detail: OpenSSLErrorQueue.drain()) }
         switch algorithm {
         case .rs256: return signature
         case .es256:

@@ -32,4 +32,9 @@ long cshims_BIO_get_mem_data(BIO *bio, char **data);
 
 // XN_FLAG_RFC2253 is an OR of several macros, which Swift does not import.
 extern const unsigned long cshims_XN_FLAG_RFC2253;
+
+// Errors: one loop that empties this thread's OpenSSL error queue into "reason; reason; ...", shared by every module
+// that reports OpenSSL failures (Crypto, HTTP's TLS, the Redis TLS transport, the simulator). Writes at most
+// `capacity` bytes including the NUL; returns the length written.
+size_t cshims_ERR_drain(char *buffer, size_t capacity);
 #endif

@@ -1,4 +1,5 @@
 import COpenSSL
+import CShims
 
 /// OpenSSL's error queue is per thread: clear it before a call, and drain it into text after a failure.
 enum OpenSSLErrorQueue {
@@ -6,14 +7,10 @@ enum OpenSSLErrorQueue {
 
     /// Every queued error, oldest first, joined with "; " (empty when the queue is empty).
     static func drain() -> String {
-        var parts: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var text = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &text, text.count)
-            parts.append(String(nulTerminated: text))
+        // The loop lives in CShims (cshims_ERR_drain), shared by every module that reports OpenSSL failures.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 2048) { buffer in
+            let count = cshims_ERR_drain(buffer.baseAddress, buffer.count)
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
         }
-        return parts.joined(separator: "; ")
     }
 }
