@@ -39,7 +39,10 @@ case "serve":
         }
     }
     guard let configPath else { fail(usage) }
-    exit(ServeCommand.run(configPath: configPath, extraTrustRootPaths: extraRoots))
+    // `_exit`, not `exit`: after a drained shutdown the verifier, Apple and store threads are idle but alive, and
+    // `exit` would run OpenSSL's and libcurl's atexit cleanups under them (seen as a double free at shutdown). Every
+    // answer has been sent, state is committed, and logs are written unbuffered, so there is nothing left to flush.
+    _exit(ServeCommand.run(configPath: configPath, extraTrustRootPaths: extraRoots))
 case "check-config":
     guard arguments.count == 1 else { fail(usage) }
     exit(ServeCommand.checkConfig(path: arguments[0]))

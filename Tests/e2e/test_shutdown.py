@@ -24,6 +24,10 @@ def refused(port: int) -> bool:
             return False
     except ConnectionRefusedError:
         return True
+    except ConnectionResetError:
+        # The handshake completed in a listener's backlog just as attestd closed it: not served, but not a
+        # refusal either; probe again until the port refuses outright.
+        return False
 
 
 def wait_until_refused(ports: list[int], timeout: float = 5.0) -> None:
