@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "attestd-sim", targets: ["attestd-sim"]),
         .executable(name: "attestd-apple-sim", targets: ["attestd-apple-sim"]),
         .executable(name: "attestd-bench", targets: ["attestd-bench"]),
+        .executable(name: "attestd-store-bench", targets: ["attestd-store-bench"]),
         .library(name: "AppAttestSimulator", targets: ["AppAttestSimulator"]),
     ],
     targets: [
@@ -100,6 +101,13 @@ let package = Package(
             // CNghttp2/CShims: its own HTTP/2 client (nghttp2 client sessions on epoll); COpenSSL: the crypto bound.
             dependencies: ["AppAttestSimulator", "AppCheckMessages", "GRPC", "Crypto", "CNghttp2", "CShims", "COpenSSL"],
             path: "Benchmarks/LoadBench",
+            swiftSettings: swiftSettings
+        ),
+        // The state stores alone, driven with the exchanges' calls: CPU per exchange without crypto or HTTP/2.
+        .executableTarget(
+            name: "attestd-store-bench",
+            dependencies: ["Storage"],
+            path: "Benchmarks/StoreBench",
             swiftSettings: swiftSettings
         ),
 

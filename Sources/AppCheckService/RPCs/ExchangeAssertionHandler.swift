@@ -6,8 +6,10 @@ import Storage
 import Tokens
 
 /// `ExchangeAppAttestAssertion`: a device that attested before proves it still holds its key. The artifact names
-/// the key; the counter is checked against the stored one by the verifier and then advanced atomically by the
-/// store, so of two requests racing with the same counter exactly one wins.
+/// the key and carries its public key (sealed by attestd), so the signature is checked without reading the store;
+/// then one store call consumes the challenge and compares-and-advances the counter atomically (refusing an
+/// unknown or revoked key), so of two requests racing with the same counter exactly one wins, and an exchange
+/// costs the store one round trip.
 struct ExchangeAssertionHandler: UnaryHandler {
     let exchange: ExchangeContext
 
@@ -40,16 +42,14 @@ struct ExchangeAssertionHandler: UnaryHandler {
             }
             let now = ExchangeContext.now()
             let store = exchange.store
-            guard let record = try exchange.stored(context, { () throws(StoreError) in try store.attestedKey(artifact.keyID) }) else {
-                throw refuse("unknownKey")
-            }
-            guard !record.revoked else { throw refuse("keyRevoked") }
             let verified: VerifiedAssertion
             do throws(AppAttestError) {
+                // The stored counter is not read first: the store's compare-and-advance below is the check that
+                // counts (a read would be stale under concurrency anyway), so only counter 0 is refused here.
                 verified = try exchange.assertions.verify(
                     assertion: request.assertion, publicKey: artifact.publicKey,
                     clientDataHash: SHA256.hash(request.artifact, request.challenge), appIDs: app.verifierAppIDs,
-                    previousCounter: record.counter)
+                    previousCounter: 0)
             } catch {
                 throw exchange.refuse(app: app.appID, error, envelope: "assertion", context: context)
             }

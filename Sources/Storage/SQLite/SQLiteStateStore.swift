@@ -1,7 +1,8 @@
 import Synchronization
 
 /// The embedded state store of a single node: a SQLite file in WAL mode (see `SQLiteConfiguration` for how durable
-/// an answer is). Writes go through one writer thread that group-commits them; reads use their own connections.
+/// an answer is). Writes go through one writer that group-commits them on the callers' threads; reads use their own
+/// connections.
 /// Several processes on one host may open the same file: SQLite's file locks serialise their write transactions
 /// and each waits up to the busy timeout for the others.
 ///
@@ -13,10 +14,10 @@ public final class SQLiteStateStore: StateStore {
     private let writer: SQLiteWriter
     private let readers: SQLiteReaderPool
     private let sweeper: SQLiteSweeper
-    /// Taken (set to nil) by `close()`, which joins them.
-    private let threads = Mutex<(writer: WorkerThread?, sweeper: WorkerThread?)>((nil, nil))
+    /// Taken (set to nil) by `close()`, which joins it.
+    private let sweeperThread = Mutex<WorkerThread?>(nil)
 
-    /// Opens or creates the database and starts the writer and sweeper threads.
+    /// Opens or creates the database and starts the sweeper thread.
     /// - Throws: `StoreError` when the file cannot be opened, is not a database, or its schema cannot be created.
     public init(_ configuration: SQLiteConfiguration) throws(StoreError) {
         self.configuration = configuration
@@ -45,24 +46,23 @@ public final class SQLiteStateStore: StateStore {
         writer = SQLiteWriter(connection: connection, maxBatchSize: configuration.maxBatchSize)
         sweeper = SQLiteSweeper(writer: writer, clock: clock, batchSize: configuration.sweepBatchSize)
         readers = SQLiteReaderPool(path: configuration.path, busyTimeout: configuration.busyTimeoutMilliseconds)
-        try startThreads()
+        try startSweeper()
     }
 
     deinit {
         close()
     }
 
-    /// Finishes the writes already queued and stops the threads; later writes throw `StoreError`.
+    /// Stops the sweeper; writes already queued are still committed, later ones throw `StoreError`.
     public func close() {
-        let threads = self.threads.withLock { threads in
-            defer { threads = (nil, nil) }
-            return threads
+        let thread = sweeperThread.withLock { thread in
+            defer { thread = nil }
+            return thread
         }
         // The sweeper first: a sweep in progress still needs the writer.
         sweeper.stop()
-        threads.sweeper?.join()
+        thread?.join()
         writer.stop()
-        threads.writer?.join()
     }
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64) throws(StoreError) -> Bool {
@@ -96,8 +96,6 @@ public final class SQLiteStateStore: StateStore {
         try changed(writer.submit(.revokeKey(keyID: keyID, now: now)))
     }
 
-    /// Deletes the challenges and tokens that have expired, one bounded batch per transaction, and returns how many
-    /// went. The background sweeper calls this every `sweepIntervalSeconds`.
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
         let outcome = try writer.submit(.sequence(
             first: .consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock()), then: .registerKey(record)))
@@ -118,6 +116,8 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
+    /// Deletes the challenges and tokens that have expired, one bounded batch per transaction, and returns how many
+    /// went. The background sweeper calls this every `sweepIntervalSeconds`.
     @discardableResult
     public func sweepExpired() throws(StoreError) -> Int {
         try sweeper.sweep()
@@ -128,14 +128,11 @@ public final class SQLiteStateStore: StateStore {
         return changed
     }
 
-    private func startThreads() throws(StoreError) {
-        let writer = self.writer
-        let writerThread = try WorkerThread { writer.run() }
-        threads.withLock { $0.writer = writerThread }
+    private func startSweeper() throws(StoreError) {
         guard configuration.sweepIntervalSeconds > 0 else { return }
         let sweeper = self.sweeper, interval = configuration.sweepIntervalSeconds
-        let sweeperThread = try WorkerThread { sweeper.run(every: interval) }
-        threads.withLock { $0.sweeper = sweeperThread }
+        let thread = try WorkerThread { sweeper.run(every: interval) }
+        sweeperThread.withLock { $0 = thread }
     }
 
     private static func record(_ row: SQLiteRow) -> AttestedKeyRecord? {

@@ -1,0 +1,69 @@
+import Foundation
+import Storage
+
+/// The command line of attestd-store-bench.
+struct StoreBenchOptions {
+    static let usage = """
+        usage: attestd-store-bench [--store memory|sqlite|redis] [--path FILE] [--redis-port N] [--redis-pid PID]
+                                   [--threads N] [--keys-per-thread N] [--attestations N] [--assertions N]
+                                   [--read-before-advance]
+        """
+
+    var store = "sqlite"
+    var path = ""
+    var redisPort = 6379
+    var redisPID: Int32?
+    var threads = 2
+    var keysPerThread = 64
+    var attestations = 20_000
+    var assertions = 100_000
+    var readBeforeAdvance = false
+
+    init(_ arguments: ArraySlice<String>) throws {
+        var arguments = arguments
+        func value(_ name: String) throws -> String {
+            guard let value = arguments.popFirst() else { throw StoreBenchError("\(name) needs a value") }
+            return value
+        }
+        func integer(_ name: String) throws -> Int {
+            guard let number = Int(try value(name)), number > 0 else { throw StoreBenchError("\(name) needs a positive number") }
+            return number
+        }
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--store": store = try value(argument)
+            case "--path": path = try value(argument)
+            case "--redis-port": redisPort = try integer(argument)
+            case "--redis-pid": redisPID = Int32(try integer(argument))
+            case "--threads": threads = try integer(argument)
+            case "--keys-per-thread": keysPerThread = try integer(argument)
+            case "--attestations": attestations = try integer(argument)
+            case "--assertions": assertions = try integer(argument)
+            case "--read-before-advance": readBeforeAdvance = true
+            default: throw StoreBenchError("unknown option \(argument)")
+            }
+        }
+    }
+
+    func openStore() throws -> any StateStore {
+        switch store {
+        case "memory":
+            return MemoryStateStore(clock: { Int64(Date().timeIntervalSince1970) })
+        case "sqlite":
+            let file = path.isEmpty ? NSTemporaryDirectory() + "attestd-store-bench-\(getpid()).sqlite" : path
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+            return try SQLiteStateStore(SQLiteConfiguration(path: file))
+        case "redis":
+            let store = RedisStateStore(RedisConfiguration(port: redisPort, keyPrefix: "bench\(getpid()):"))
+            try store.ping()
+            return store
+        default:
+            throw StoreBenchError("--store is memory, sqlite or redis")
+        }
+    }
+}
+
+struct StoreBenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Glibc
+import Storage
+
+/// The exchanges' calls, from `threads` threads at once: an attestation consumes a challenge and registers a key;
+/// an assertion (optionally reads the key first, as the handler did before) consumes a challenge and advances the
+/// key's counter. Each thread owns its keys, so every call succeeds and none waits on another's counter.
+final class StoreWorkload: @unchecked Sendable {
+    enum Kind {
+        case attestation
+        case assertion(readFirst: Bool)
+    }
+
+    private let store: any StateStore
+    private let threads: Int
+    private let keysPerThread: Int
+    /// Per thread, per key: the last counter used (each thread touches only its own row).
+    private var counters: [[UInt32]]
+    /// Phases run so far: part of the nonce seed, so no two phases make the same nonces.
+    private var phases: UInt64 = 0
+
+    init(store: any StateStore, threads: Int, keysPerThread: Int) {
+        self.store = store
+        self.threads = threads
+        self.keysPerThread = keysPerThread
+        counters = Array(repeating: Array(repeating: 0, count: keysPerThread), count: threads)
+    }
+
+    /// Runs `operations` exchanges split over the threads and measures them.
+    func run(_ kind: Kind, operations: Int, serverPID: Int32?) throws -> StoreBenchResult {
+        let perThread = max(1, operations / threads)
+        let failures = LockedCounter()
+        let group = DispatchGroup()
+        phases += 1
+        let phase = phases
+        let before = StoreBenchSample(serverPID: serverPID)
+        for thread in 0..<threads {
+            group.enter()
+            let worker = Thread { [self] in
+                defer { group.leave() }
+                do {
+                    try self.loop(kind, thread: thread, phase: phase, count: perThread)
+                } catch {
+                    failures.add(1, "\(error)")
+                }
+            }
+            worker.stackSize = 1 << 20
+            worker.start()
+        }
+        group.wait()
+        let after = StoreBenchSample(serverPID: serverPID)
+        if let failure = failures.firstFailure { throw StoreBenchError("\(failures.count) threads failed: \(failure)") }
+        return StoreBenchResult(operations: perThread * threads, before: before, after: after)
+    }
+
+    private func loop(_ kind: Kind, thread: Int, phase: UInt64, count: Int) throws(StoreError) {
+        var nonce = [UInt8](repeating: 0, count: 32)
+        // A cheap generator (splitmix64): the system one costs a syscall per call, which would swamp the memory store.
+        var seed = (UInt64(thread + 1) << 48 | phase << 32 | UInt64(getpid())) &* 0x9E37_79B9_7F4A_7C15
+        let expiresAt = Int64(Date().timeIntervalSince1970) + 300
+        for index in 0..<count {
+            // Random nonces, as real challenges are: they land on random pages of the consumed-challenges index.
+            for word in 0..<nonce.count / 8 {
+                seed &+= 0x9E37_79B9_7F4A_7C15
+                var mixed = (seed ^ (seed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+                mixed ^= mixed >> 31
+                for byte in 0..<8 { nonce[word * 8 + byte] = UInt8(truncatingIfNeeded: mixed >> (byte * 8)) }
+            }
+            let key = index % keysPerThread
+            let keyID = Self.keyID(thread: thread, key: key)
+            let now = Int64(Date().timeIntervalSince1970)
+            switch kind {
+            case .attestation:
+                let record = AttestedKeyRecord(
+                    keyID: keyID, appID: "1:123456789012:ios:0123456789abcdef", environment: "development",
+                    publicKey: [4] + keyID + keyID, firstSeen: now, lastSeen: now)
+                guard try store.consumeChallenge(nonce, expiresAt: expiresAt, thenRegister: record) else {
+                    throw StoreError("bench: a fresh challenge read as consumed")
+                }
+            case .assertion(let readFirst):
+                if readFirst {
+                    guard try store.attestedKey(keyID) != nil else { throw StoreError("bench: key not registered") }
+                }
+                counters[thread][key] += 1
+                let outcome = try store.consumeChallenge(
+                    nonce, expiresAt: expiresAt, thenAdvance: keyID, to: counters[thread][key], now: now)
+                guard outcome == .counter(.advanced) else { throw StoreError("bench: unexpected \(outcome)") }
+            }
+        }
+    }
+
+    private static func keyID(thread: Int, key: Int) -> [UInt8] {
+        var id = [UInt8](repeating: 0xA5, count: 32)
+        id[0] = UInt8(truncatingIfNeeded: thread)
+        id[1] = UInt8(truncatingIfNeeded: key)
+        id[2] = UInt8(truncatingIfNeeded: key >> 8)
+        return id
+    }
+}
+
+/// Errors from the worker threads, gathered for the report.
+final class LockedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var count = 0
+    private(set) var firstFailure: String?
+
+    func add(_ amount: Int, _ failure: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        count += amount
+        if firstFailure == nil { firstFailure = failure }
+    }
+}
