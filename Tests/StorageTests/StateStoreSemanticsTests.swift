@@ -62,6 +62,22 @@ struct StateStoreSemanticsTests {
         #expect(try store.attestedKey([8]) == bare)
     }
 
+    @Test("keeps extreme numbers, an empty receipt and every byte value intact", arguments: StoreKind.allCases)
+    func extremes(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let allBytes = (0...255).map { UInt8($0) }
+        let record = AttestedKeyRecord(
+            keyID: allBytes, appID: "1:1:ios:ü\r\n$*", environment: "", publicKey: allBytes.reversed(),
+            firstSeen: Int64.min + 1, lastSeen: Int64.max, counter: UInt32.max - 1, receipt: [],
+            riskMetric: -1, revoked: false)
+        try store.registerKey(record)
+        #expect(try store.attestedKey(allBytes) == record)
+        #expect(try store.advanceCounter(keyID: allBytes, to: UInt32.max, now: -7) == .advanced)
+        #expect(try store.attestedKey(allBytes)?.counter == UInt32.max)
+        #expect(try store.attestedKey(allBytes)?.lastSeen == -7)
+    }
+
     @Test("advances a counter only upwards, and records when", arguments: StoreKind.allCases)
     func counters(kind: StoreKind) throws {
         let fixture = try StoreFixture(kind)

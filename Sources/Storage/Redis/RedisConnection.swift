@@ -1,13 +1,16 @@
 import CHiredis
 
 /// One blocking connection to Redis, authenticated and with its database selected. The bytes travel over our own
-/// socket, plain or TLS (Debian 12's hiredis 0.14 has no TLS); hiredis only formats commands and parses replies.
+/// socket, plain or TLS (Debian 12's hiredis 0.14 has no TLS); commands are written in RESP here (an array of bulk
+/// strings: simple, and without hiredis's allocations), and hiredis parses the replies.
 ///
 /// `@unchecked Sendable`: a connection is used by one thread at a time, handed over through the pool's lock.
 final class RedisConnection: @unchecked Sendable {
     private let transport: any RedisTransport
     private let reader: UnsafeMutablePointer<redisReader>
     private let buffer: UnsafeMutableRawBufferPointer
+    /// The commands being sent, in RESP.
+    private var output: [UInt8] = []
     private let commandTimeout: Duration
     /// The pool's generation when this connection was made: a connection failure bumps it, retiring the others.
     let generation: Int
@@ -66,8 +69,12 @@ final class RedisConnection: @unchecked Sendable {
     /// run would answer "replay".
     func pipeline(_ commands: [[any RedisArgument]]) throws(RedisFailure) -> [RedisReply] {
         let deadline = ContinuousClock.now + commandTimeout
-        var output: [UInt8] = []
-        for arguments in commands { try Self.format(arguments.map(\.redisBytes), into: &output) }
+        // The buffer keeps its capacity from one command to the next: no allocation once it has grown.
+        output.removeAll(keepingCapacity: true)
+        for arguments in commands {
+            RESP.appendCommandHeader(count: arguments.count, to: &output)
+            for argument in arguments { argument.appendRESP(to: &output) }
+        }
         let sent: Result<Void, RedisFailure> = output.withUnsafeBytes { bytes in
             Result { () throws(RedisFailure) in try transport.send(bytes, deadline: deadline) }
         }
@@ -111,34 +118,6 @@ final class RedisConnection: @unchecked Sendable {
         guard let raw else { return nil }
         defer { freeReplyObject(raw) }
         return Self.convert(raw.assumingMemoryBound(to: redisReply.self))
-    }
-
-    /// Appends one command in RESP; the arguments may hold any bytes.
-    private static func format(_ arguments: [[UInt8]], into output: inout [UInt8]) throws(RedisFailure) {
-        let flat = arguments.flatMap { $0 }
-        var offsets: [Int] = []
-        var offset = 0
-        for argument in arguments {
-            offsets.append(offset)
-            offset += argument.count
-        }
-        let lengths = arguments.map(\.count)
-        let formatted: [UInt8]? = flat.withUnsafeBufferPointer { buffer in
-            // A non-nil base even when every argument is empty.
-            let base = UnsafeRawPointer(buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-            var pointers: [UnsafePointer<CChar>?] = offsets.map { (base + $0).assumingMemoryBound(to: CChar.self) }
-            return pointers.withUnsafeMutableBufferPointer { pointers in
-                lengths.withUnsafeBufferPointer { lengths in
-                    var target: UnsafeMutablePointer<CChar>?
-                    let length = redisFormatCommandArgv(&target, Int32(arguments.count), pointers.baseAddress, lengths.baseAddress)
-                    guard length >= 0, let target else { return nil }
-                    defer { redisFreeCommand(target) }
-                    return Array(UnsafeRawBufferPointer(start: target, count: Int(length)))
-                }
-            }
-        }
-        guard let formatted else { throw .connection("cannot format a command") }
-        output.append(contentsOf: formatted)
     }
 
     private static func convert(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
