@@ -35,6 +35,29 @@ struct SQLiteStateStoreTests {
         #expect(try reopened.attestedKey([1])?.counter == 41)
     }
 
+    @Test("keeps the challenges consumed in a file of the earlier layout consumed after opening it")
+    func migratesEarlierLayout() throws {
+        let expiresAt = Int64(Date().timeIntervalSince1970) + 300
+        // An empty file is an empty database, which the raw connection (it does not create files) can open.
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let raw = RawSQLite(path)
+        #expect(raw.execute("""
+            CREATE TABLE consumed_challenges (nonce BLOB PRIMARY KEY NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE INDEX consumed_challenges_expiry ON consumed_challenges (expires_at);
+            INSERT INTO consumed_challenges VALUES (x'0102', \(expiresAt)), (x'03', \(expiresAt));
+            """) == 0)  // SQLITE_OK
+        let store = try SQLiteStateStore(SQLiteConfiguration(path: path))
+        #expect(try !store.consumeChallenge([1, 2], expiresAt: expiresAt))
+        #expect(try !store.consumeChallenge([3], expiresAt: expiresAt))
+        #expect(try store.consumeChallenge([4], expiresAt: expiresAt))
+        #expect(raw.integer("SELECT count(*) FROM sqlite_master WHERE name LIKE 'consumed_challenges%'") == 0)
+        store.close()
+        // Opening the migrated file again changes nothing.
+        let reopened = try SQLiteStateStore(SQLiteConfiguration(path: path))
+        #expect(try !reopened.consumeChallenge([1, 2], expiresAt: expiresAt))
+        #expect(raw.integer("SELECT count(*) FROM used_challenges") == 3)
+    }
+
     @Test("two stores on one file see each other's writes, and of 16 racing threads across them one wins")
     func sharedFile() throws {
         let expiresAt = Int64(Date().timeIntervalSince1970) + 300
@@ -69,7 +92,7 @@ struct SQLiteStateStoreTests {
         clock.set(now + 11)
         #expect(try store.sweepExpired() == 8)
         let raw = RawSQLite(path)
-        #expect(raw.integer("SELECT count(*) FROM consumed_challenges") == 3)
+        #expect(raw.integer("SELECT count(*) FROM used_challenges") == 3)
         #expect(raw.integer("SELECT count(*) FROM consumed_tokens") == 0)
         #expect(try !store.consumeChallenge([7], expiresAt: now + 1_000))
     }
@@ -81,12 +104,12 @@ struct SQLiteStateStoreTests {
         #expect(try store.consumeChallenge([1], expiresAt: clock.now + 5))
         #expect(try store.consumeToken("jti", expiresAt: clock.now + 5))
         let raw = RawSQLite(path)
-        #expect(raw.integer("SELECT count(*) FROM consumed_challenges") == 1)
+        #expect(raw.integer("SELECT count(*) FROM used_challenges") == 1)
         clock.set(clock.now + 6)
         // Waits for the sweeper thread, not for a duration: the loop ends as soon as the rows are gone.
         var remaining: Int64?
         for _ in 0..<200 {
-            remaining = (raw.integer("SELECT count(*) FROM consumed_challenges") ?? -1)
+            remaining = (raw.integer("SELECT count(*) FROM used_challenges") ?? -1)
                 + (raw.integer("SELECT count(*) FROM consumed_tokens") ?? -1)
             if remaining == 0 { break }
             Thread.sleep(forTimeInterval: 0.05)

@@ -1,10 +1,15 @@
 /// The tables and every statement the store runs, in one place so they can be read against each other.
 enum SQLiteSchema {
     /// Created on open when absent; `WITHOUT ROWID` because every table is looked up by its natural key.
+    ///
+    /// Used challenges are keyed by expiry first, then nonce: a challenge's expiry is sealed in it with its nonce
+    /// (`ChallengeCodec`), so a replay always carries the same pair. Expiries only grow as challenges are issued,
+    /// so consuming one writes near the right edge of a single B-tree, which each batch shares, and the sweeper
+    /// deletes a leading range of it; a nonce-keyed table with an expiry index wrote two random pages per challenge.
+    /// Files made before hold `consumed_challenges`: its rows are moved over on open (`migrate`).
     static let create = """
-        CREATE TABLE IF NOT EXISTS consumed_challenges (
-            nonce BLOB PRIMARY KEY NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS consumed_challenges_expiry ON consumed_challenges (expires_at);
+        CREATE TABLE IF NOT EXISTS used_challenges (
+            expires_at INTEGER NOT NULL, nonce BLOB NOT NULL, PRIMARY KEY (expires_at, nonce)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS consumed_tokens (
             jti TEXT PRIMARY KEY NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS consumed_tokens_expiry ON consumed_tokens (expires_at);
@@ -21,11 +26,21 @@ enum SQLiteSchema {
             revoked INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
         """
 
-    /// Consume-once: inserts the nonce, or takes over a row that has expired but was not swept yet, so one change
-    /// means "first use". Parameters: nonce, expires_at, now.
+    /// Moves the used challenges of a file made by an earlier attestd (nonce-keyed, with an expiry index) into
+    /// `used_challenges`, so none of them can be replayed after an upgrade. On a current file it creates and drops
+    /// an empty table. Run in the same transaction as `create`.
+    static let migrate = """
+        CREATE TABLE IF NOT EXISTS consumed_challenges (
+            nonce BLOB PRIMARY KEY NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT OR IGNORE INTO used_challenges (expires_at, nonce) SELECT expires_at, nonce FROM consumed_challenges;
+        DROP TABLE consumed_challenges;
+        """
+
+    /// Consume-once: inserts the challenge, or takes over its row if it has expired but was not swept yet, so one
+    /// change means "first use". Parameters: nonce, expires_at, now.
     static let consumeChallenge = """
-        INSERT INTO consumed_challenges (nonce, expires_at) VALUES (?1, ?2)
-        ON CONFLICT (nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE consumed_challenges.expires_at < ?3
+        INSERT INTO used_challenges (expires_at, nonce) VALUES (?2, ?1)
+        ON CONFLICT (expires_at, nonce) DO UPDATE SET nonce = excluded.nonce WHERE used_challenges.expires_at < ?3
         """
 
     /// The same for limited-use tokens. Parameters: jti, expires_at, now.
@@ -62,8 +77,8 @@ enum SQLiteSchema {
 
     /// Deletes at most ?2 rows that expired before ?1.
     static let sweepChallenges = """
-        DELETE FROM consumed_challenges WHERE nonce IN
-            (SELECT nonce FROM consumed_challenges WHERE expires_at < ?1 LIMIT ?2)
+        DELETE FROM used_challenges WHERE (expires_at, nonce) IN
+            (SELECT expires_at, nonce FROM used_challenges WHERE expires_at < ?1 ORDER BY expires_at LIMIT ?2)
         """
 
     static let sweepTokens = """

@@ -38,6 +38,7 @@ public final class SQLiteStateStore: StateStore {
         try connection.execute("BEGIN IMMEDIATE")
         do throws(StoreError) {
             try connection.execute(SQLiteSchema.create)
+            try connection.execute(SQLiteSchema.migrate)
             try connection.execute("COMMIT")
         } catch {
             if connection.inTransaction { try? connection.execute("ROLLBACK") }
