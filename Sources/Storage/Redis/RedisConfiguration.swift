@@ -23,12 +23,14 @@ public struct RedisConfiguration: Sendable {
     public var maxReconnectBackoffMilliseconds: Int
     /// TLS options; nil speaks plain TCP.
     public var tls: RedisTLSConfiguration?
+    /// When set, the master is found through these sentinels and `host` and `port` are not used.
+    public var sentinel: RedisSentinelConfiguration?
 
     public init(host: String = "127.0.0.1", port: Int = 6379, username: String? = nil, password: String? = nil,
                 database: Int = 0, keyPrefix: String = "attestd:", poolSize: Int = 8,
                 connectTimeoutMilliseconds: Int = 500, commandTimeoutMilliseconds: Int = 1_000,
                 reconnectBackoffMilliseconds: Int = 50, maxReconnectBackoffMilliseconds: Int = 2_000,
-                tls: RedisTLSConfiguration? = nil) {
+                tls: RedisTLSConfiguration? = nil, sentinel: RedisSentinelConfiguration? = nil) {
         self.host = host
         self.port = port
         self.username = username
@@ -41,5 +43,6 @@ public struct RedisConfiguration: Sendable {
         self.reconnectBackoffMilliseconds = reconnectBackoffMilliseconds
         self.maxReconnectBackoffMilliseconds = maxReconnectBackoffMilliseconds
         self.tls = tls
+        self.sentinel = sentinel
     }
 }

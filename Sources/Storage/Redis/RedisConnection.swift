@@ -83,6 +83,11 @@ final class RedisConnection: @unchecked Sendable {
         replies.reserveCapacity(commands.count)
         while replies.count < commands.count {
             if let reply = try nextReply() {
+                // A master demoted to replica (a failover it missed, a partition that healed) refuses writes: this
+                // connection is no good for the store any more; the pool drops it and, with Sentinel, asks again.
+                if case .error(let message) = reply, message.hasPrefix("READONLY") {
+                    throw .connection("the server is now a read-only replica: \(message)")
+                }
                 replies.append(reply)
                 continue
             }

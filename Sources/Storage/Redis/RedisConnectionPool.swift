@@ -73,7 +73,7 @@ final class RedisConnectionPool: Sendable {
         let (idle, generation) = try taken.get()
         if let idle { return (idle, true) }
         do throws(RedisFailure) {
-            let connection = try RedisConnection(configuration, tls: try tls(), generation: generation)
+            let connection = try Self.connect(configuration, tls: try tls(), generation: generation)
             state.withLock { state in
                 state.failedAttempts = 0
                 state.retryAt = nil
