@@ -63,4 +63,29 @@ struct RedisStoreConfigurationTests {
             #expect(problems.contains("store.redis.tls.verify: unknown field"), "\(problems)")
         }
     }
+
+    @Test("reads the sentinels and the master's name, a sentinel's port defaulting to 26379")
+    func sentinel() throws {
+        let redis = try #require(redis(try parse(store: """
+            {"kind":"redis","redis":{"sentinel":{"masterName":"attestd","password":"s3cret",
+             "sentinels":[{"host":"10.0.0.7"},{"host":"10.0.0.8","port":26380}]}}}
+            """)))
+        let sentinel = try #require(redis.sentinel)
+        #expect(sentinel.masterName == "attestd")
+        #expect(sentinel.password == "s3cret")
+        #expect(sentinel.sentinels.map(\.host) == ["10.0.0.7", "10.0.0.8"])
+        #expect(sentinel.sentinels.map(\.port) == [26379, 26380])
+    }
+
+    @Test("refuses a sentinel section without sentinels, and unknown sentinel fields")
+    func sentinelProblems() {
+        do {
+            _ = try parse(store: #"{"kind":"redis","redis":{"sentinel":{"masterName":"m","sentinels":[],"quorum":2}}}"#)
+            Issue.record("an invalid file was accepted")
+        } catch {
+            let problems = error.problems.joined(separator: "\n")
+            #expect(problems.contains("store.redis.sentinel.sentinels: must list at least one sentinel"), "\(problems)")
+            #expect(problems.contains("store.redis.sentinel.quorum: unknown field"), "\(problems)")
+        }
+    }
 }

@@ -205,7 +205,7 @@ extension Configuration {
 
     /// `store`: `{"kind":"memory"}` (the default), `{"kind":"sqlite","path":…,"durability":"processCrash"|"powerLoss"}`,
     /// or `{"kind":"redis","redis":{host, port, username, password or passwordFile, database, keyPrefix, poolSize,
-    /// connectTimeoutMs, commandTimeoutMs, tls}}`, where `tls` is `{caFile, serverName, certificate, privateKey}`,
+    /// connectTimeoutMs, commandTimeoutMs, tls, sentinel}}`, where `tls` is `{caFile, serverName, certificate, privateKey}`,
     /// every field optional (`{}` is TLS verified against the system's trust store, for the host's name).
     private static func readStore(_ reader: JSONFieldReader?, resolve: (String) -> String) -> Store {
         guard let reader else { return .memory }
@@ -223,7 +223,7 @@ extension Configuration {
             guard let redis = reader.object("redis", required: true) else { return .memory }
             redis.rejectUnknownKeys(except: [
                 "host", "port", "username", "password", "passwordFile", "database", "keyPrefix", "poolSize",
-                "connectTimeoutMs", "commandTimeoutMs", "tls",
+                "connectTimeoutMs", "commandTimeoutMs", "tls", "sentinel",
             ])
             var password = redis.string("password", default: "").flatMap { $0.isEmpty ? nil : $0 }
             if let file = redis.string("passwordFile", default: "").flatMap({ $0.isEmpty ? nil : resolve($0) }) {
@@ -243,7 +243,8 @@ extension Configuration {
                 poolSize: redis.integer("poolSize", default: 8, in: 1...256),
                 connectTimeoutMilliseconds: redis.integer("connectTimeoutMs", default: 500, in: 10...60_000),
                 commandTimeoutMilliseconds: redis.integer("commandTimeoutMs", default: 500, in: 10...60_000),
-                tls: redis.object("tls").map { readRedisTLS($0, resolve: resolve) }))
+                tls: redis.object("tls").map { readRedisTLS($0, resolve: resolve) },
+                sentinel: redis.object("sentinel").map(readRedisSentinel)))
         default:
             reader.problem(reader.field("kind"), "must be memory, sqlite or redis")
             return .memory

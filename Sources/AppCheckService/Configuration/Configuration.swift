@@ -72,6 +72,8 @@ public struct Configuration: Sendable {
         public var commandTimeoutMilliseconds: Int
         /// TLS to Redis; nil speaks plain TCP.
         public var tls: RedisTLS?
+        /// When set, the master is found through Redis Sentinel and `host` and `port` are not used.
+        public var sentinel: RedisSentinel? = nil
     }
 
     /// TLS to Redis: the server's certificate is always verified, and must name `serverName`.

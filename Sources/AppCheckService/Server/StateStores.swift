@@ -23,6 +23,7 @@ enum StateStores {
                 ("tls", redis.tls == nil ? "off" : "verified"),
                 ("caFile", redis.tls.map { $0.caFilePath ?? "system trust store" } ?? "-"),
                 ("clientCertificate", redis.tls?.certificatePath ?? "-"),
+                ("sentinelMaster", redis.sentinel?.masterName ?? "-"),
             ])
             let store = RedisStateStore(RedisConfiguration(
                 host: redis.host, port: redis.port, username: redis.username, password: redis.password,
@@ -32,6 +33,10 @@ enum StateStores {
                 tls: redis.tls.map { tls in
                     RedisTLSConfiguration(caFilePath: tls.caFilePath, serverName: tls.serverName,
                                           certificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath)
+                },
+                sentinel: redis.sentinel.map { sentinel in
+                    RedisSentinelConfiguration(sentinels: sentinel.sentinels.map { .init(host: $0.host, port: $0.port) },
+                                               masterName: sentinel.masterName, password: sentinel.password)
                 }))
             // Not fatal: attestd fails closed (UNAVAILABLE) until Redis answers, and recovers by itself.
             do { try store.ping() } catch {
