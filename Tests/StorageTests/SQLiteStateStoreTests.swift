@@ -118,6 +118,30 @@ struct SQLiteStateStoreTests {
         _ = store
     }
 
+    @Test("copies committed pages from the WAL into the database file in the background, and only when asked to")
+    func backgroundCheckpoint() throws {
+        func databaseBytes() -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? Int) ?? -1
+        }
+        let expiresAt = Int64(Date().timeIntervalSince1970) + 300
+        // Without the checkpointer, 2,000 challenges (some 30 pages) stay in the WAL: under the automatic threshold.
+        do {
+            let store = try SQLiteStateStore(SQLiteConfiguration(path: path, checkpointIntervalSeconds: 0))
+            let opened = databaseBytes()
+            for index in 0..<2_000 { _ = try store.consumeChallenge(withUnsafeBytes(of: index) { Array($0) }, expiresAt: expiresAt) }
+            Thread.sleep(forTimeInterval: 0.3)
+            #expect(databaseBytes() == opened)
+            store.close()
+        }
+        let store = try SQLiteStateStore(SQLiteConfiguration(path: path, checkpointIntervalSeconds: 0.05))
+        let opened = databaseBytes()
+        for index in 2_000..<4_000 { _ = try store.consumeChallenge(withUnsafeBytes(of: index) { Array($0) }, expiresAt: expiresAt) }
+        // Waits for the checkpointer thread, not for a duration: the loop ends once the file has grown.
+        for _ in 0..<200 where databaseBytes() <= opened { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(databaseBytes() > opened)
+        #expect(RawSQLite(path).integer("SELECT count(*) FROM used_challenges") == 4_000)
+    }
+
     @Test("fails with StoreError when another process holds the write lock beyond the busy timeout")
     func lockedBeyondTimeout() throws {
         let store = try SQLiteStateStore(SQLiteConfiguration(path: path, busyTimeoutMilliseconds: 100))

@@ -22,18 +22,22 @@ public struct SQLiteConfiguration: Sendable {
     public var sweepIntervalSeconds: Double
     /// The most rows one sweep transaction deletes, so a sweep never holds the write lock for long.
     public var sweepBatchSize: Int
+    /// How often a background thread copies the WAL back into the database (a passive checkpoint), so commits
+    /// never do it themselves; 0 leaves it to SQLite's automatic checkpoint inside the commits.
+    public var checkpointIntervalSeconds: Double
     /// Unix seconds now, for deciding which records have expired (injectable for tests; the wall clock if nil).
     public var clock: (@Sendable () -> Int64)?
 
     public init(path: String, durability: Durability = .processCrash, busyTimeoutMilliseconds: Int32 = 5_000,
                 maxBatchSize: Int = 512, sweepIntervalSeconds: Double = 30, sweepBatchSize: Int = 1_000,
-                clock: (@Sendable () -> Int64)? = nil) {
+                checkpointIntervalSeconds: Double = 0.2, clock: (@Sendable () -> Int64)? = nil) {
         self.path = path
         self.durability = durability
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.maxBatchSize = maxBatchSize
         self.sweepIntervalSeconds = sweepIntervalSeconds
         self.sweepBatchSize = sweepBatchSize
+        self.checkpointIntervalSeconds = checkpointIntervalSeconds
         self.clock = clock
     }
 }

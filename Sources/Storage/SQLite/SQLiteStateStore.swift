@@ -14,10 +14,11 @@ public final class SQLiteStateStore: StateStore {
     private let writer: SQLiteWriter
     private let readers: SQLiteReaderPool
     private let sweeper: SQLiteSweeper
-    /// Taken (set to nil) by `close()`, which joins it.
-    private let sweeperThread = Mutex<WorkerThread?>(nil)
+    private let checkpointer: SQLiteCheckpointer
+    /// Taken (set to nil) by `close()`, which joins them.
+    private let threads = Mutex<(sweeper: WorkerThread?, checkpointer: WorkerThread?)>((nil, nil))
 
-    /// Opens or creates the database and starts the sweeper thread.
+    /// Opens or creates the database and starts the sweeper and checkpointer threads.
     /// - Throws: `StoreError` when the file cannot be opened, is not a database, or its schema cannot be created.
     public init(_ configuration: SQLiteConfiguration) throws(StoreError) {
         self.configuration = configuration
@@ -30,11 +31,13 @@ public final class SQLiteStateStore: StateStore {
         case .processCrash: try connection.execute("PRAGMA synchronous = NORMAL")
         case .powerLoss: try connection.execute("PRAGMA synchronous = FULL")
         }
-        // The writer's working set: random nonces land on random B-tree pages, so keep them cached (64 MiB) and
-        // mapped (256 MiB), and checkpoint (two fsyncs each) every 32 MiB of WAL rather than every 4 MiB.
+        // The writer's working set: keep the B-tree pages cached (64 MiB) and mapped (256 MiB).
         try connection.execute("PRAGMA cache_size = -65536")
         try connection.execute("PRAGMA mmap_size = 268435456")
-        try connection.execute("PRAGMA wal_autocheckpoint = 8192")
+        // With the background checkpointer, the writer checkpoints only as a backstop (256 MiB of WAL), should the
+        // checkpointer fall behind; without it, every 32 MiB.
+        let backstop = configuration.checkpointIntervalSeconds > 0 ? 65_536 : 8_192
+        try connection.execute("PRAGMA wal_autocheckpoint = \(backstop)")
         try connection.execute("BEGIN IMMEDIATE")
         do throws(StoreError) {
             try connection.execute(SQLiteSchema.create)
@@ -47,22 +50,32 @@ public final class SQLiteStateStore: StateStore {
         writer = SQLiteWriter(connection: connection, maxBatchSize: configuration.maxBatchSize)
         sweeper = SQLiteSweeper(writer: writer, clock: clock, batchSize: configuration.sweepBatchSize)
         readers = SQLiteReaderPool(path: configuration.path, busyTimeout: configuration.busyTimeoutMilliseconds)
-        try startSweeper()
+        let checkpointConnection = try SQLiteConnection(path: configuration.path, create: false,
+                                                        busyTimeout: configuration.busyTimeoutMilliseconds)
+        switch configuration.durability {
+        case .processCrash: try checkpointConnection.execute("PRAGMA synchronous = NORMAL")
+        case .powerLoss: try checkpointConnection.execute("PRAGMA synchronous = FULL")
+        }
+        checkpointer = SQLiteCheckpointer(connection: checkpointConnection)
+        try startThreads()
     }
 
     deinit {
         close()
     }
 
-    /// Stops the sweeper; writes already queued are still committed, later ones throw `StoreError`.
+    /// Stops the sweeper and the checkpointer; writes already queued are still committed, later ones throw
+    /// `StoreError`.
     public func close() {
-        let thread = sweeperThread.withLock { thread in
-            defer { thread = nil }
-            return thread
+        let threads = self.threads.withLock { threads in
+            defer { threads = (nil, nil) }
+            return threads
         }
         // The sweeper first: a sweep in progress still needs the writer.
         sweeper.stop()
-        thread?.join()
+        threads.sweeper?.join()
+        checkpointer.stop()
+        threads.checkpointer?.join()
         writer.stop()
     }
 
@@ -129,11 +142,17 @@ public final class SQLiteStateStore: StateStore {
         return changed
     }
 
-    private func startSweeper() throws(StoreError) {
-        guard configuration.sweepIntervalSeconds > 0 else { return }
-        let sweeper = self.sweeper, interval = configuration.sweepIntervalSeconds
-        let thread = try WorkerThread { sweeper.run(every: interval) }
-        sweeperThread.withLock { $0 = thread }
+    private func startThreads() throws(StoreError) {
+        if configuration.checkpointIntervalSeconds > 0 {
+            let checkpointer = self.checkpointer, interval = configuration.checkpointIntervalSeconds
+            let thread = try WorkerThread { checkpointer.run(every: interval) }
+            threads.withLock { $0.checkpointer = thread }
+        }
+        if configuration.sweepIntervalSeconds > 0 {
+            let sweeper = self.sweeper, interval = configuration.sweepIntervalSeconds
+            let thread = try WorkerThread { sweeper.run(every: interval) }
+            threads.withLock { $0.sweeper = thread }
+        }
     }
 
     private static func record(_ row: SQLiteRow) -> AttestedKeyRecord? {
