@@ -19,7 +19,7 @@ final class EventLoop: @unchecked Sendable {
     private let timerFD: Int32
     private let events: UnsafeMutablePointer<epoll_event>
     private static let maxEvents: Int32 = 256
-    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let inbox = Mutex(Inbox())
     private let threadID = Atomic<UInt>(0)
 
     // Loop-thread state.
@@ -27,6 +27,7 @@ final class EventLoop: @unchecked Sendable {
     private var connections: [UInt64: Connection] = [:]
     private var dirty: [Connection] = []
     private var flushing: [Connection] = []
+    private var postedTasks: [@Sendable () -> Void] = []
     private var nextConnectionID: UInt64 = EventLoop.firstConnectionToken
     private var state = State.running
     private var lastIdleScan: UInt64 = 0
@@ -80,12 +81,15 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs `task` on the loop thread at its next turn. Tasks posted after the loop has stopped are dropped.
     func execute(_ task: @escaping @Sendable () -> Void) {
-        let wasEmpty = inbox.withLock { tasks in
-            tasks.append(task)
-            return tasks.count == 1
+        let mustWake = inbox.withLock { inbox in
+            inbox.tasks.append(task)
+            // A loop that is awake takes its tasks before it sleeps again, and one wake-up already on its way serves
+            // every task posted before the loop reads it: the eventfd is written only to wake a sleeping loop, once.
+            guard inbox.sleeping, !inbox.wakePending else { return false }
+            inbox.wakePending = true
+            return true
         }
-        // One eventfd write per batch: the loop drains the whole inbox when it wakes.
-        if wasEmpty {
+        if mustWake {
             var one: UInt64 = 1
             _ = Glibc.write(wakeFD, &one, 8)
         }
@@ -108,7 +112,14 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
         while true {
-            let count = epoll_wait(epollFD, events, EventLoop.maxEvents, -1)
+            // Tasks posted during the last turn run in this one, after a look at the sockets that does not sleep;
+            // only with none waiting does the loop sleep, and posters then wake it through the eventfd.
+            let tasksWaiting = inbox.withLock { inbox in
+                if inbox.tasks.isEmpty { inbox.sleeping = true }
+                return !inbox.tasks.isEmpty
+            }
+            let count = epoll_wait(epollFD, events, EventLoop.maxEvents, tasksWaiting ? 0 : -1)
+            if !tasksWaiting { inbox.withLock { $0.sleeping = false } }
             if count < 0 {
                 if errno == EINTR { continue }
                 logger.error("epoll_wait failed", [("error", Posix.describe(errno))])
@@ -124,6 +135,7 @@ final class EventLoop: @unchecked Sendable {
                 default: accept(from: Int(token - EventLoop.firstListenerToken))
                 }
             }
+            if tasksWaiting { runTasks() }
             flushDirty()
             if case .draining = state, connections.isEmpty { state = .stopped }
             if case .stopped = state { break }
@@ -199,15 +211,22 @@ final class EventLoop: @unchecked Sendable {
         flushDirty()
     }
 
+    /// Reads the wake-up, then runs every posted task.
     private func drainInbox() {
         var counter: UInt64 = 0
         _ = Glibc.read(wakeFD, &counter, 8)
-        let tasks = inbox.withLock { tasks in
-            let taken = tasks
-            tasks.removeAll(keepingCapacity: true)
-            return taken
+        runTasks(wakeRead: true)
+    }
+
+    /// Runs every task posted so far. `wakeRead`: the eventfd was just read, so a poster must write it again.
+    private func runTasks(wakeRead: Bool = false) {
+        // Swapped with a spare array, so that neither allocates on a steady-state turn.
+        inbox.withLock { inbox in
+            if wakeRead { inbox.wakePending = false }
+            swap(&inbox.tasks, &postedTasks)
         }
-        for task in tasks { task() }
+        for task in postedTasks { task() }
+        postedTasks.removeAll(keepingCapacity: true)
     }
 
     private func tick() {
@@ -296,6 +315,15 @@ final class EventLoop: @unchecked Sendable {
             flushing.removeAll(keepingCapacity: true)
         }
     }
+}
+
+/// Tasks posted to a loop by other threads, and what a poster needs to know to wake it.
+private struct Inbox {
+    var tasks: [@Sendable () -> Void] = []
+    /// The loop thread is in epoll_wait, or on its way there with no task left: a poster must wake it.
+    var sleeping = false
+    /// An eventfd write that the loop has not read yet was made, or is about to be.
+    var wakePending = false
 }
 
 /// A listening socket owned by one loop.
