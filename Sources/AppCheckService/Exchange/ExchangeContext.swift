@@ -61,8 +61,9 @@ struct ExchangeContext: Sendable {
     /// full, and DEADLINE_EXCEEDED without running it when the caller's deadline passed while it waited.
     func onPool<Response>(_ context: RPCContext, reply: RPCReply<Response>,
                           _ work: @escaping @Sendable () throws(GRPCStatus) -> Response) {
+        // May run inline on an idle pool: verification, signing and one state-store call, no remote service.
         let accepted = pool.submit(.init(
-            deadlineNanos: context.deadlineNanos,
+            deadlineNanos: context.deadlineNanos, mayRunInline: true,
             run: {
                 do throws(GRPCStatus) { reply.succeed(try work()) } catch { reply.fail(error) }
             },

@@ -7,6 +7,10 @@ import HTTP
 /// load keeps latency bounded for the requests that are admitted, where an unbounded queue would only delay every
 /// answer past its caller's patience. A job whose deadline passed while it waited is expired without running, so
 /// no crypto is spent on an answer nobody is waiting for.
+///
+/// A job that may run inline is run at once on the submitting event loop when the pool is idle (nothing queued,
+/// a thread waiting) and the loop has not yet run one inline in its current turn (`LoopTurn`): a lone request then
+/// costs no thread wake-up at all, where the pool would wake a thread for it and wake the loop with its answer.
 public final class VerifierPool: Sendable {
     /// One unit of work.
     public struct Job: Sendable {
@@ -16,9 +20,16 @@ public final class VerifierPool: Sendable {
         public var run: @Sendable () -> Void
         /// Called instead of `run` when the deadline passed before a thread took the job.
         public var expire: @Sendable () -> Void
+        /// The job is short and never blocks for long (no calls to remote services), so it may run on the
+        /// submitting event loop when the pool is idle.
+        public var mayRunInline: Bool
 
-        public init(deadlineNanos: UInt64?, run: @escaping @Sendable () -> Void, expire: @escaping @Sendable () -> Void) {
+        public init(
+            deadlineNanos: UInt64?, mayRunInline: Bool = false, run: @escaping @Sendable () -> Void,
+            expire: @escaping @Sendable () -> Void
+        ) {
             self.deadlineNanos = deadlineNanos
+            self.mayRunInline = mayRunInline
             self.run = run
             self.expire = expire
         }
@@ -51,9 +62,14 @@ public final class VerifierPool: Sendable {
         }
     }
 
-    /// Queues `job`. Returns false, without queueing, when the queue is full or the pool is shut down.
+    /// Queues `job`, or runs it at once on the calling event loop (see above). Returns false, without queueing,
+    /// when the queue is full or the pool is shut down.
     public func submit(_ job: Job) -> Bool {
-        queue.put(job)
+        if job.mayRunInline && queue.isIdle && LoopTurn.claimInlineSlot() {
+            if let deadline = job.deadlineNanos, MonotonicClock.nanoseconds() > deadline { job.expire() } else { job.run() }
+            return true
+        }
+        return queue.put(job)
     }
 
     /// Jobs waiting for a thread right now.
@@ -74,6 +90,8 @@ private final class JobQueue: @unchecked Sendable {
     private var head = 0
     private var stored = 0
     private var closed = false
+    /// Threads blocked in `take`, waiting for a job.
+    private var waiting = 0
 
     init(capacity: Int) {
         jobs = Array(repeating: nil, count: max(1, capacity))
@@ -83,6 +101,13 @@ private final class JobQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return stored
+    }
+
+    /// Nothing queued and a thread waiting: a job submitted now would wait for nothing but a wake-up.
+    var isIdle: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !closed && stored == 0 && waiting > 0
     }
 
     func put(_ job: VerifierPool.Job) -> Bool {
@@ -101,7 +126,9 @@ private final class JobQueue: @unchecked Sendable {
         defer { condition.unlock() }
         while stored == 0 {
             if closed { return nil }
+            waiting += 1
             condition.wait()
+            waiting -= 1
         }
         let job = jobs[head]
         jobs[head] = nil

@@ -28,6 +28,9 @@ final class EventLoop: @unchecked Sendable {
     private var dirty: [Connection] = []
     private var flushing: [Connection] = []
     private var postedTasks: [@Sendable () -> Void] = []
+    /// Loop turns so far, and the turn in which a handler last ran work inline (`LoopTurn.claimInlineSlot`).
+    private var turn: UInt64 = 1
+    private var inlineTurn: UInt64 = 0
     private var nextConnectionID: UInt64 = EventLoop.firstConnectionToken
     private var state = State.running
     private var lastIdleScan: UInt64 = 0
@@ -111,7 +114,10 @@ final class EventLoop: @unchecked Sendable {
     /// The thread body: waits for events until graceful shutdown has drained every connection.
     func run() {
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
+        LoopTurn.setCurrent(self)
+        defer { LoopTurn.setCurrent(nil) }
         while true {
+            turn &+= 1
             // Tasks posted during the last turn run in this one, after a look at the sockets that does not sleep;
             // only with none waiting does the loop sleep, and posters then wake it through the eventfd.
             let tasksWaiting = inbox.withLock { inbox in
@@ -195,6 +201,13 @@ final class EventLoop: @unchecked Sendable {
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
     }
 
+    /// True once per loop turn: the caller may run one piece of work inline in this turn (see `LoopTurn`).
+    func claimInlineSlot() -> Bool {
+        guard inlineTurn != turn else { return false }
+        inlineTurn = turn
+        return true
+    }
+
     /// Opens a connection with no socket: bytes go in through `Connection.receive(memory:)` and come out in
     /// `output` after `runPendingWork()`.
     func openMemoryConnection(output: MemoryOutput) -> Connection {
@@ -207,6 +220,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// One loop turn without epoll: runs posted tasks, then flushes every dirty connection.
     func runPendingWork() {
+        turn &+= 1
         drainInbox()
         flushDirty()
     }

@@ -4,8 +4,9 @@ import Synchronization
 
 /// Routes by path, so each test picks the behaviour it needs:
 /// `/echo` returns the body; `/trailers` adds trailers; `/async` answers from another thread;
-/// `/slow/<ms>` answers from another thread after a delay; `/big/<bytes>` returns that many bytes; anything else
-/// returns the path. Every request is recorded.
+/// `/slow/<ms>` answers from another thread after a delay; `/big/<bytes>` returns that many bytes; `/inline` asks
+/// for the loop turn's inline slot twice and returns both answers; anything else returns the path. Every request is
+/// recorded.
 final class TestHandler: HTTPHandler {
     let requests = Mutex<[HTTPRequest]>([])
 
@@ -36,6 +37,9 @@ final class TestHandler: HTTPHandler {
                 usleep(UInt32(milliseconds) * 1000)
                 responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("slow \(milliseconds)".utf8)))
             }
+        case "inline":
+            let answers = [LoopTurn.claimInlineSlot(), LoopTurn.claimInlineSlot()]
+            responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("\(answers)".utf8)))
         case "big":
             let count = Int(parts.count > 1 ? parts[1] : "0") ?? 0
             responder.respond(HTTPResponse(status: 200, headers: headers, body: [UInt8](repeating: 0x61, count: count)))
