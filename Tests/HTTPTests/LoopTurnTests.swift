@@ -21,4 +21,14 @@ struct LoopTurnTests {
         #expect(!LoopTurn.claimInlineSlot())
         #expect(!LoopTurn.claimInlineSlot())
     }
+
+    @Test("answers from a thread that batches its wake-ups reach the client once it flushes")
+    func heldWakesAreDelivered() throws {
+        try TestServer.run { server in
+            let client = try H2TestClient(port: server.port)
+            let streams = (0..<4).map { _ in client.request(path: "/held") }
+            #expect(client.run { streams.allSatisfy { client.responses[$0]!.closed } })
+            #expect(streams.allSatisfy { client.responses[$0]?.text == "held" })
+        }
+    }
 }

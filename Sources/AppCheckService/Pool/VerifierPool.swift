@@ -21,7 +21,8 @@ public final class VerifierPool: Sendable {
         /// Called instead of `run` when the deadline passed before a thread took the job.
         public var expire: @Sendable () -> Void
         /// The job is short and never blocks for long (no calls to remote services), so it may run on the
-        /// submitting event loop when the pool is idle.
+        /// submitting event loop when the pool is idle, and answers of earlier jobs may wait for it to finish
+        /// before their loop is woken.
         public var mayRunInline: Bool
 
         public init(
@@ -34,6 +35,9 @@ public final class VerifierPool: Sendable {
             self.expire = expire
         }
     }
+
+    /// While a thread has more work queued, an answer waits at most this many of its jobs for its loop's wake-up.
+    static let jobsPerWake = 3
 
     public let threadCount: Int
     public let capacity: Int
@@ -49,13 +53,20 @@ public final class VerifierPool: Sendable {
         queue = JobQueue(capacity: capacity)
         for index in 0..<count {
             let thread = Thread { [queue] in
-                while let job = queue.take() {
+                // Answers wake their loops once per few jobs while more are queued, and all at once before this
+                // thread waits for work: at saturation a loop is not woken for every single answer.
+                let wakes = DeferredWakes.enableOnCurrentThread()
+                while let job = queue.take(beforeWaiting: { wakes.flush() }) {
+                    // Held-back answers never wait behind a job that may block (a call to a remote service).
+                    if !job.mayRunInline { wakes.flush() }
                     if let deadline = job.deadlineNanos, MonotonicClock.nanoseconds() > deadline {
                         job.expire()
                     } else {
                         job.run()
                     }
+                    wakes.jobFinished(limit: VerifierPool.jobsPerWake)
                 }
+                wakes.flush()
             }
             thread.name = "verifier-\(index)"
             thread.start()
@@ -120,12 +131,17 @@ private final class JobQueue: @unchecked Sendable {
         return true
     }
 
-    /// The next job, waiting for one; nil once the queue is closed and empty.
-    func take() -> VerifierPool.Job? {
+    /// The next job, waiting for one; nil once the queue is closed and empty. Before it waits, it calls
+    /// `beforeWaiting` without the lock held, and looks again if that did anything.
+    func take(beforeWaiting: () -> Bool) -> VerifierPool.Job? {
         condition.lock()
         defer { condition.unlock() }
         while stored == 0 {
             if closed { return nil }
+            condition.unlock()
+            let acted = beforeWaiting()
+            condition.lock()
+            if acted { continue }
             waiting += 1
             condition.wait()
             waiting -= 1

@@ -92,10 +92,19 @@ final class EventLoop: @unchecked Sendable {
             inbox.wakePending = true
             return true
         }
-        if mustWake {
-            var one: UInt64 = 1
-            _ = Glibc.write(wakeFD, &one, 8)
+        guard mustWake else { return }
+        // A pool thread with more work queued wakes the loop after a few answers rather than after each.
+        if let batch = DeferredWakes.current {
+            batch.hold(self)
+            return
         }
+        wake()
+    }
+
+    /// Writes the eventfd, for a wake-up that `execute` decided (and marked pending) or that a batch deferred.
+    func wake() {
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeFD, &one, 8)
     }
 
     // MARK: Setup (before the thread starts)

@@ -5,8 +5,8 @@ import Synchronization
 /// Routes by path, so each test picks the behaviour it needs:
 /// `/echo` returns the body; `/trailers` adds trailers; `/async` answers from another thread;
 /// `/slow/<ms>` answers from another thread after a delay; `/big/<bytes>` returns that many bytes; `/inline` asks
-/// for the loop turn's inline slot twice and returns both answers; anything else returns the path. Every request is
-/// recorded.
+/// for the loop turn's inline slot twice and returns both answers; `/held` answers from a thread that batches its
+/// loop wake-ups, then flushes them; anything else returns the path. Every request is recorded.
 final class TestHandler: HTTPHandler {
     let requests = Mutex<[HTTPRequest]>([])
 
@@ -36,6 +36,13 @@ final class TestHandler: HTTPHandler {
             Thread.detachNewThread {
                 usleep(UInt32(milliseconds) * 1000)
                 responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("slow \(milliseconds)".utf8)))
+            }
+        case "held":
+            let headers = headers
+            Thread.detachNewThread {
+                let wakes = DeferredWakes.enableOnCurrentThread()
+                responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("held".utf8)))
+                wakes.flush()
             }
         case "inline":
             let answers = [LoopTurn.claimInlineSlot(), LoopTurn.claimInlineSlot()]
