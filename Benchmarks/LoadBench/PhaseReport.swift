@@ -18,6 +18,8 @@ struct PhaseReport: Sendable {
     var stolenCPUSeconds: Double?
     /// Context switches of the server's threads in the window.
     var serverContextSwitches: Double?
+    /// Seconds the server's threads spent runnable but waiting for a core, in the window.
+    var serverRunQueueWaitSeconds: Double?
 
     /// CPU seconds other processes (other engineers' builds, say) took in the window.
     var otherCPUSeconds: Double? {
@@ -40,6 +42,12 @@ struct PhaseReport: Sendable {
     var serverContextSwitchesPerRequest: Double? {
         guard let serverContextSwitches, result.ok > 0 else { return nil }
         return serverContextSwitches / Double(result.ok)
+    }
+
+    /// Seconds the server's threads waited for a core, per successful request.
+    var serverRunQueueWaitPerRequest: Double? {
+        guard let serverRunQueueWaitSeconds, result.ok > 0 else { return nil }
+        return serverRunQueueWaitSeconds / Double(result.ok)
     }
 
     /// The share of the server's CPU time that was the crypto itself: the bound's ratio with other load on the
