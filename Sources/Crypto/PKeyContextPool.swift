@@ -11,7 +11,7 @@ import Synchronization
 /// `@unchecked Sendable`: the idle contexts are only touched with `idle` locked, and a borrowed one by its borrower.
 final class PKeyContextPool: @unchecked Sendable {
     /// Builds one ready context (`EVP_PKEY_CTX *`, after `*_init` and its parameters), or nil.
-    typealias Factory = () -> OpaquePointer?
+    typealias Factory = @Sendable () -> OpaquePointer?
 
     private let idle = Mutex<[ContextPointer]>([])
     private let make: Factory
