@@ -27,7 +27,8 @@ extension Configuration {
         }
         let problems = JSONFieldReader.ProblemList()
         let reader = JSONFieldReader(object: root, path: "", problems: problems)
-        let configuration = read(reader, baseDirectory: baseDirectory)
+        var configuration = read(reader, baseDirectory: baseDirectory)
+        configuration.admission = readAdmission(reader.object("admission"))
         guard problems.items.isEmpty else { throw ConfigurationError(problems: problems.items) }
         return configuration
     }
@@ -35,7 +36,7 @@ extension Configuration {
     private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
         reader.rejectUnknownKeys(except: [
             "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "tokens", "verifier",
-            "trust", "admin", "store", "projects", "apple",
+            "trust", "admin", "store", "projects", "apple", "admission",
         ])
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
 

@@ -18,6 +18,8 @@ public struct Configuration: Sendable {
     public var projects: [Project]
     /// Apple's DeviceCheck and risk-metric services: where they are and which CAs to trust.
     public var apple: AppleServices = AppleServices()
+    /// Per-client limits and load shedding (see `Configuration+Admission.swift`).
+    public var admission: Admission = Admission()
 
     /// `apple`: `{"deviceCheckURL": …, "riskMetricURL": …, "caBundle": …}`, every member optional.
     public struct AppleServices: Sendable {

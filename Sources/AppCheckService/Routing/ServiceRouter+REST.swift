@@ -61,6 +61,11 @@ extension ServiceRouter {
             finish(request, responder, method: method, status: error, response: .restError(error))
             return
         }
+        if let admission, let refusal = admission.check(
+            method: method, peer: request.remoteAddress, app: { AppNamePeek.appID(restPath: request.path) }) {
+            finish(request, responder, method: method, status: refusal, response: .restError(refusal))
+            return
+        }
         let context = context(for: request, method: method, deadlineNanos: nil)
         endpoint.invoke(request.body[...], .json(pathParameters: pathParameters), context) { [self] result in
             switch result {

@@ -13,11 +13,13 @@ final class ServiceRouter: HTTPHandler {
     let registry: MetricsRegistry
     let health: HealthState
     let logger: Logger
+    /// Rate limits and load shedding, consulted before an RPC's handler runs (see `Admission/`).
+    let admission: AdmissionControl?
     private let requestIDs = RequestIDGenerator()
 
     init(
         endpoints: [RPCEndpoint], maxMessageBytes: Int, metrics: RequestMetrics, registry: MetricsRegistry,
-        health: HealthState, logger: Logger
+        health: HealthState, logger: Logger, admission: AdmissionControl? = nil
     ) {
         grpcEndpoints = Dictionary(endpoints.map { ($0.method.path.description, $0) }, uniquingKeysWith: { first, _ in first })
         restRouter = RESTRouter(endpoints.flatMap { endpoint in endpoint.method.restBindings.map { ($0, endpoint) } })
@@ -26,6 +28,7 @@ final class ServiceRouter: HTTPHandler {
         self.registry = registry
         self.health = health
         self.logger = logger
+        self.admission = admission
     }
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {

@@ -63,9 +63,14 @@ public final class AttestdService: Sendable {
         registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
             Double(pool.queuedCount)
         })
+        let admission = AdmissionControl(
+            configuration: configuration.admission,
+            knownApps: Set(configuration.projects.flatMap { $0.apps.map(\.appID) }),
+            queueCapacity: pool.capacity, queueDepth: { pool.queuedCount })
+        registry.register(admission.rateLimited)
         let router = ServiceRouter(
             endpoints: endpoints, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,
-            registry: registry, health: health, logger: logger.with("component", "router"))
+            registry: registry, health: health, logger: logger.with("component", "router"), admission: admission)
 
         var http = HTTPServerConfiguration(
             listeners: configuration.listeners.map { listener in
@@ -79,8 +84,10 @@ public final class AttestdService: Sendable {
         http.maxRequestBodyBytes = configuration.limits.maxMessageBytes + 5  // one gRPC frame prefix
         http.maxBufferedOutputBytes = configuration.limits.maxBufferedOutputBytes
         http.idleTimeoutSeconds = configuration.limits.idleTimeoutSeconds
+        http.apply(configuration.admission)
         let server = try HTTPServer(configuration: http, handler: router, logger: logger.with("component", "http"))
         self.server = server
+        registry.register(ShedMetrics(admission: admission, pool: pool, server: server))
         registry.register(Gauge(name: "attestd_open_connections", help: "Open client connections.") {
             Double(server.openConnections)
         })

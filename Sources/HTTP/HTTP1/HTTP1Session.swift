@@ -221,6 +221,10 @@ final class HTTP1Session {
 
     func onHeaderField(_ bytes: UnsafeRawBufferPointer) -> Int32 {
         if valueStarted { commitHeader() }
+        if headers.count >= limits.maxHeaderFields {
+            headerOverflow = true
+            return 1
+        }
         field.append(contentsOf: bytes)
         return countHeaderBytes(bytes.count)
     }

@@ -20,6 +20,17 @@ final class HTTP2Session {
     private var completed: [HTTP2Stream] = []
     private var dispatching: [HTTP2Stream] = []
     private var failed = false
+    /// The GOAWAY error code to send after a fatal error, written by hand since nghttp2 may not send it.
+    private var fatalGoAway: UInt32?
+    /// Frames that cost work without carrying a request are paid for from this budget (see
+    /// ``HTTPServerConfiguration/http2FrameBurst``); running dry ends the connection with ENHANCE_YOUR_CALM.
+    private var frameBudget: TokenBucket
+    /// The peer was told to calm down (GOAWAY ENHANCE_YOUR_CALM): nothing more it sends is served.
+    private(set) var calmed = false
+    /// Responses whose body has not been handed to nghttp2 in full (flow control may be holding it back).
+    private var sendingResponses = 0
+    /// DATA frames sent so far: the write-stall check's measure of progress for bodies held back by flow control.
+    private(set) var dataFramesSent: UInt64 = 0
     private var shutdown = Shutdown.none
     private let limits: HTTPServerConfiguration
 
@@ -33,8 +44,17 @@ final class HTTP2Session {
     init(connection: Connection) {
         self.connection = connection
         self.limits = connection.context.configuration
-        let created = nghttp2_session_server_new(
-            &session, NGHTTP2Callbacks.shared.pointer, Unmanaged.passUnretained(self).toOpaque())
+        self.frameBudget = TokenBucket(
+            capacity: Double(limits.http2FrameBurst), refillPerSecond: Double(limits.http2FrameRefillPerSecond),
+            now: MonotonicClock.nanoseconds())
+        var options: OpaquePointer?
+        nghttp2_option_new(&options)
+        // nghttp2's own RST_STREAM limit (CVE-2023-44487) answers INTERNAL_ERROR; the frame budget counts resets
+        // too and answers ENHANCE_YOUR_CALM first, so nghttp2's stays only as a looser backstop.
+        nghttp2_option_set_stream_reset_rate_limit(options, 10_000, 1_000)
+        let created = nghttp2_session_server_new2(
+            &session, NGHTTP2Callbacks.shared.pointer, Unmanaged.passUnretained(self).toOpaque(), options)
+        nghttp2_option_del(options)
         if created != 0 {
             failed = true
             connection.closeWhenFlushed = true
@@ -67,14 +87,36 @@ final class HTTP2Session {
         if consumed < 0 {
             failed = true
             connection.closeWhenFlushed = true
-            connection.logger.debug(
+            let code = Self.goAwayCode(forFatalError: Int32(consumed))
+            fatalGoAway = code
+            if code == NGHTTP2_ENHANCE_YOUR_CALM.rawValue {
+                connection.context.abuse.calmedConnections.add(1, ordering: .relaxed)
+            }
+            connection.logger.info(
                 "HTTP/2 session failed", [("peer", connection.remoteAddress), ("error", errorText(Int32(consumed)))])
         }
         dispatchCompleted()
     }
 
+    /// The GOAWAY code for a fatal `mem_recv` error: floods are answered ENHANCE_YOUR_CALM, a bad preface
+    /// PROTOCOL_ERROR, anything else INTERNAL_ERROR.
+    static func goAwayCode(forFatalError error: Int32) -> UInt32 {
+        switch error {
+        case NGHTTP2_ERR_FLOODED.rawValue, NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue:
+            NGHTTP2_ENHANCE_YOUR_CALM.rawValue
+        case NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue:
+            NGHTTP2_PROTOCOL_ERROR.rawValue
+        default:
+            NGHTTP2_INTERNAL_ERROR.rawValue
+        }
+    }
+
     private func dispatchCompleted() {
         guard !completed.isEmpty else { return }
+        guard !calmed, !failed else {
+            completed.removeAll(keepingCapacity: true)
+            return
+        }
         // Swapped out, not copied: a handler answering inline may not touch `completed`, but the swap keeps both
         // arrays' storage for the next batch.
         swap(&completed, &dispatching)
@@ -82,6 +124,8 @@ final class HTTP2Session {
         let now = MonotonicClock.nanoseconds()
         let handler = connection.context.handler
         for stream in dispatching {
+            // Reset by the client in the same read (rapid reset): no one is waiting for the answer.
+            if stream.closed { continue }
             if stream.headersTooLarge {
                 deliver(HTTPResponse(status: 431), streamID: stream.id)
                 continue
@@ -106,6 +150,12 @@ final class HTTP2Session {
     /// Appends nghttp2's pending frames to `output`, stopping once about `limit` bytes were added.
     func produceOutput(into output: inout [UInt8], limit: Int) {
         guard session != nil else { return }
+        defer {
+            if failed, let code = fatalGoAway {
+                fatalGoAway = nil
+                appendGoAwayFrame(code, to: &output)
+            }
+        }
         var added = 0
         while added < limit {
             var data: UnsafePointer<UInt8>?
@@ -120,6 +170,16 @@ final class HTTP2Session {
             // The pointer is only valid until the next nghttp2 call: copy now.
             output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
             added += count
+        }
+    }
+
+    /// A GOAWAY frame (RFC 9113 §6.8) built by hand: after a fatal error nghttp2's own queue is not to be trusted.
+    private func appendGoAwayFrame(_ code: UInt32, to output: inout [UInt8]) {
+        let last = UInt32(bitPattern: nghttp2_session_get_last_proc_stream_id(session)) & 0x7fff_ffff
+        output.append(contentsOf: [0, 0, 8, UInt8(NGHTTP2_GOAWAY.rawValue), 0, 0, 0, 0, 0])
+        for word in [last, code] {
+            output.append(contentsOf: [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16),
+                                       UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)])
         }
     }
 
@@ -141,6 +201,8 @@ final class HTTP2Session {
             }
         } else {
             stream.responseBody = response.body
+            stream.sendingBody = true
+            sendingResponses += 1
             var provider = nghttp2_data_provider(
                 source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
             result = HeaderBlock.with(status: response.status, response.headers) { fields, count in
@@ -178,6 +240,40 @@ final class HTTP2Session {
         return true
     }
 
+    /// Whether some response body has not gone out in full yet (perhaps held back by the peer's flow control).
+    var isSendingResponses: Bool { sendingResponses > 0 }
+
+    /// The peer let responses sit unsent past the write-stall timeout: GOAWAY(ENHANCE_YOUR_CALM). Returns false
+    /// if the session had already ended.
+    func goAwayBecauseStalled() -> Bool {
+        guard !failed, !calmed else { return false }
+        calm(reason: "responses stalled by the peer")
+        return true
+    }
+
+    /// Pays for a frame that carries no request from the frame budget; a peer that runs it dry gets
+    /// GOAWAY(ENHANCE_YOUR_CALM), after which nothing it sends is served.
+    func spendFrameBudget(_ cost: Double, for frame: StaticString) {
+        guard !calmed, !failed else { return }
+        if frameBudget.take(cost, now: MonotonicClock.nanoseconds()) { return }
+        connection.context.abuse.calmedConnections.add(1, ordering: .relaxed)
+        calm(reason: "frame budget exhausted by \(frame)")
+    }
+
+    private func calm(reason: String) {
+        calmed = true
+        shutdown = .finalGoAwaySent
+        connection.logger.info(
+            "HTTP/2 peer cut off with GOAWAY(ENHANCE_YOUR_CALM)", [("peer", connection.remoteAddress), ("reason", reason)])
+        // Sends GOAWAY naming the last stream processed; nghttp2 then stops reading and ends the session once it
+        // has gone out.
+        let result = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+        if result != 0 {
+            failed = true
+            connection.closeWhenFlushed = true
+        }
+    }
+
     func goAwayBecauseIdle() {
         shutdown = .finalGoAwaySent
         submitGoAway()
@@ -192,6 +288,7 @@ final class HTTP2Session {
     func connectionClosed() {
         connection.context.openStreams.subtract(streams.count, ordering: .relaxed)
         streams.removeAll()
+        sendingResponses = 0
         recentStream = nil
         completed.removeAll()
     }
@@ -218,7 +315,8 @@ final class HTTP2Session {
     func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard let stream = stream(streamID), !stream.dispatched, !stream.headersTooLarge else { return }
         stream.headerListBytes += name.count + value.count + 32
-        if stream.headerListBytes > limits.maxHeaderListBytes {
+        stream.headerFields += 1
+        if stream.headerListBytes > limits.maxHeaderListBytes || stream.headerFields > limits.maxHeaderFields {
             stream.headersTooLarge = true
             stream.headers = []
             return
@@ -241,6 +339,10 @@ final class HTTP2Session {
         guard let stream = stream(streamID) else { return }
         if endStream { stream.requestEnded = true }
         guard !stream.dispatched else { return }
+        if stream.headersTooLarge {
+            // An HPACK bomb or a header flood: answered 431, and paid for dearly from the frame budget.
+            spendFrameBudget(10, for: "header blocks over the limit")
+        }
         if stream.headersTooLarge || endStream {
             stream.dispatched = true
             completed.append(stream)
@@ -271,12 +373,21 @@ final class HTTP2Session {
 
     func onStreamClosed(streamID: Int32) {
         if recentStream?.id == streamID { recentStream = nil }
-        if streams.removeValue(forKey: streamID) != nil {
+        if let stream = streams.removeValue(forKey: streamID) {
+            stream.closed = true
+            if stream.sendingBody {
+                stream.sendingBody = false
+                sendingResponses -= 1
+            }
             connection.context.openStreams.subtract(1, ordering: .relaxed)
         }
     }
 
+    func onDataSent() { dataFramesSent &+= 1 }
+
     func onResponseEnded(streamID: Int32) {
+        // Useful work done: a well-behaved connection earns back the frames that went with it.
+        frameBudget.give(4)
         guard let stream = streams[streamID], stream.resetAfterResponse, !stream.requestEnded else { return }
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue)
     }
@@ -296,6 +407,10 @@ final class HTTP2Session {
         }
         if stream.responseOffset == stream.responseBody.count {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            if stream.sendingBody {
+                stream.sendingBody = false
+                sendingResponses -= 1
+            }
             stream.responseBody = []
             stream.responseOffset = 0
             if let trailers = stream.trailers {

@@ -18,6 +18,7 @@ final class NGHTTP2Callbacks: @unchecked Sendable {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(pointer, onDataChunk)
         nghttp2_session_callbacks_set_on_stream_close_callback(pointer, onStreamClose)
         nghttp2_session_callbacks_set_on_frame_send_callback(pointer, onFrameSent)
+        nghttp2_session_callbacks_set_on_begin_frame_callback(pointer, onBeginFrame)
     }
 }
 
@@ -57,11 +58,36 @@ private func onFrameReceived(
     switch UInt32(frame.pointee.hd.type) {
     case NGHTTP2_HEADERS.rawValue:
         session(userData).onHeadersReceived(streamID: frame.pointee.hd.stream_id, endStream: endStream)
-    case NGHTTP2_DATA.rawValue where endStream:
-        session(userData).onDataEnded(streamID: frame.pointee.hd.stream_id)
+    case NGHTTP2_DATA.rawValue:
+        if endStream {
+            session(userData).onDataEnded(streamID: frame.pointee.hd.stream_id)
+        } else if frame.pointee.hd.length == 0 {
+            session(userData).spendFrameBudget(1, for: "empty DATA frames")
+        }
+    case NGHTTP2_PING.rawValue, NGHTTP2_SETTINGS.rawValue:
+        // Each one obliges an ACK; the ACKs themselves cost nothing.
+        if frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 {
+            session(userData).spendFrameBudget(1, for: "PING or SETTINGS frames")
+        }
+    case NGHTTP2_WINDOW_UPDATE.rawValue:
+        session(userData).spendFrameBudget(1, for: "WINDOW_UPDATE frames")
+    case NGHTTP2_PRIORITY.rawValue:
+        session(userData).spendFrameBudget(1, for: "PRIORITY frames")
+    case NGHTTP2_RST_STREAM.rawValue:
+        // Rapid reset (CVE-2023-44487): each reset stream had a request that cost work to parse and maybe start.
+        session(userData).spendFrameBudget(1, for: "RST_STREAM frames")
     default:
         break
     }
+    return 0
+}
+
+/// Frames of types nghttp2 does not handle are skipped without any other callback: paid for here.
+private func onBeginFrame(
+    _: OpaquePointer?, _ header: UnsafePointer<nghttp2_frame_hd>?, _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let header, header.pointee.type > UInt8(NGHTTP2_CONTINUATION.rawValue) else { return 0 }
+    session(userData).spendFrameBudget(1, for: "frames of unknown types")
     return 0
 }
 
@@ -83,8 +109,19 @@ private func onStreamClose(
 private func onFrameSent(
     _: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
-    guard let frame, frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
+    guard let frame else { return 0 }
     let type = UInt32(frame.pointee.hd.type)
+    switch type {
+    case NGHTTP2_DATA.rawValue:
+        session(userData).onDataSent()
+    case NGHTTP2_RST_STREAM.rawValue where frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue:
+        // A stream opened beyond SETTINGS_MAX_CONCURRENT_STREAMS: refused, but its headers were decoded.
+        session(userData).spendFrameBudget(1, for: "streams beyond the concurrency limit")
+        return 0
+    default:
+        break
+    }
+    guard frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
     guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue else { return 0 }
     session(userData).onResponseEnded(streamID: frame.pointee.hd.stream_id)
     return 0

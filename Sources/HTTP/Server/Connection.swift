@@ -12,10 +12,18 @@ final class Connection {
     /// Set for connections without a socket (tests pipe bytes in through `receive(memory:)` and read them here).
     let memoryOutput: MemoryOutput?
     let remoteAddress: String
+    /// The peer's host when it was counted toward ``HTTPServerConfiguration/maxConnectionsPerAddress``.
+    private let countedHost: String?
     var isDirty = false
     private(set) var isClosed = false
     /// When the connection last moved bytes in either direction (``MonotonicClock``).
     private(set) var lastActivity: UInt64
+    private let acceptedAt: UInt64
+    /// Successful socket writes so far: with HTTP/2 DATA frames sent, the measure of progress for the write-stall
+    /// check.
+    private var writeProgress: UInt64 = 0
+    /// The progress seen when output was first found owed and not moving, and when.
+    private var stallMark: (progress: UInt64, since: UInt64)?
 
     /// Bytes produced but not yet accepted by the socket: `output[outputStart...]`.
     var output: [UInt8] = []
@@ -38,14 +46,19 @@ final class Connection {
     var context: ServerContext { loop.context }
     var logger: Logger { loop.logger }
 
-    init(id: UInt64, fd: Int32, loop: EventLoop, tls: TLSStream?, remoteAddress: String, memoryOutput: MemoryOutput? = nil) {
+    init(
+        id: UInt64, fd: Int32, loop: EventLoop, tls: TLSStream?, remoteAddress: String, countedHost: String? = nil,
+        memoryOutput: MemoryOutput? = nil
+    ) {
         self.id = id
         self.fd = fd
         self.loop = loop
         self.tls = tls
         self.memoryOutput = memoryOutput
         self.remoteAddress = remoteAddress
+        self.countedHost = countedHost
         self.lastActivity = MonotonicClock.nanoseconds()
+        self.acceptedAt = lastActivity
         self.maxBufferedOutputBytes = loop.context.configuration.maxBufferedOutputBytes
         loop.context.openConnections.add(1, ordering: .relaxed)
     }
@@ -185,6 +198,7 @@ final class Connection {
             switch result {
             case .bytes(let count):
                 lastActivity = MonotonicClock.nanoseconds()
+                writeProgress &+= 1
                 outputStart += count
                 if outputStart == output.count {
                     // Keep a modest buffer for the next turn; give back the memory of a burst.
@@ -270,6 +284,44 @@ final class Connection {
         }
     }
 
+    /// Called about once a second: closes a connection that sent no HTTP within the handshake timeout, and one
+    /// whose owed output made no progress for the write-stall timeout (HTTP/2: GOAWAY(ENHANCE_YOUR_CALM) first
+    /// when the socket still takes bytes).
+    func checkTimeouts(now: UInt64) {
+        let configuration = context.configuration
+        if case .detecting = session,
+            now &- acceptedAt >= UInt64(configuration.handshakeTimeoutSeconds) &* 1_000_000_000 {
+            logger.debug("closing a connection that sent no HTTP in time", [("peer", remoteAddress)])
+            context.abuse.handshakeTimeouts.add(1, ordering: .relaxed)
+            close()
+            return
+        }
+        var progress = writeProgress
+        var owesOutput = pendingOutputBytes > 0
+        if case .http2(let http2) = session {
+            progress &+= http2.dataFramesSent
+            owesOutput = owesOutput || http2.isSendingResponses
+        }
+        guard owesOutput else {
+            stallMark = nil
+            return
+        }
+        guard let mark = stallMark, mark.progress == progress else {
+            stallMark = (progress, now)
+            return
+        }
+        guard now &- mark.since >= UInt64(configuration.writeStallTimeoutSeconds) &* 1_000_000_000 else { return }
+        stallMark = nil
+        logger.info("closing a connection whose peer stopped taking its responses", [("peer", remoteAddress)])
+        context.abuse.stalledConnections.add(1, ordering: .relaxed)
+        if pendingOutputBytes == 0, case .http2(let http2) = session, http2.goAwayBecauseStalled() {
+            closeWhenFlushed = true
+            loop.markDirty(self)
+        } else {
+            close()
+        }
+    }
+
     /// Closes the socket now; in-flight responses for it are dropped.
     func close() {
         guard !isClosed else { return }
@@ -284,6 +336,7 @@ final class Connection {
         loop.remove(self)
         if memoryOutput == nil { Posix.close(fd) }
         context.openConnections.subtract(1, ordering: .relaxed)
+        if let countedHost { context.releaseConnection(from: countedHost) }
     }
 }
 
