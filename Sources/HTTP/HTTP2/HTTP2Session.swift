@@ -25,8 +25,13 @@ final class HTTP2Session {
     /// Frames that cost work without carrying a request are paid for from this budget (see
     /// ``HTTPServerConfiguration/http2FrameBurst``); running dry ends the connection with ENHANCE_YOUR_CALM.
     private var frameBudget: TokenBucket
-    /// The peer was told to calm down (GOAWAY ENHANCE_YOUR_CALM): nothing more it sends is served.
-    private(set) var calmed = false
+    /// The peer was cut off (GOAWAY ENHANCE_YOUR_CALM or PROTOCOL_ERROR): nothing more it sends is served.
+    private(set) var cutOff = false
+    /// The highest stream id the client has opened, and the last few streams the server reset: a HEADERS frame
+    /// for an older id is a reused id (nghttp2, which forgets closed streams, would silently ignore it), unless
+    /// it is trailers racing a reset of ours.
+    private var highestStreamID: Int32 = 0
+    private var recentlyReset: [Int32] = []
     /// Responses whose body has not been handed to nghttp2 in full (flow control may be holding it back).
     private var sendingResponses = 0
     /// DATA frames sent so far: the write-stall check's measure of progress for bodies held back by flow control.
@@ -113,7 +118,7 @@ final class HTTP2Session {
 
     private func dispatchCompleted() {
         guard !completed.isEmpty else { return }
-        guard !calmed, !failed else {
+        guard !cutOff, !failed else {
             completed.removeAll(keepingCapacity: true)
             return
         }
@@ -246,28 +251,47 @@ final class HTTP2Session {
     /// The peer let responses sit unsent past the write-stall timeout: GOAWAY(ENHANCE_YOUR_CALM). Returns false
     /// if the session had already ended.
     func goAwayBecauseStalled() -> Bool {
-        guard !failed, !calmed else { return false }
-        calm(reason: "responses stalled by the peer")
+        guard !failed, !cutOff else { return false }
+        cutOff(NGHTTP2_ENHANCE_YOUR_CALM, reason: "responses stalled by the peer")
         return true
     }
 
     /// Pays for a frame that carries no request from the frame budget; a peer that runs it dry gets
     /// GOAWAY(ENHANCE_YOUR_CALM), after which nothing it sends is served.
     func spendFrameBudget(_ cost: Double, for frame: StaticString) {
-        guard !calmed, !failed else { return }
+        guard !cutOff, !failed else { return }
         if frameBudget.take(cost, now: MonotonicClock.nanoseconds()) { return }
         connection.context.abuse.calmedConnections.add(1, ordering: .relaxed)
-        calm(reason: "frame budget exhausted by \(frame)")
+        cutOff(NGHTTP2_ENHANCE_YOUR_CALM, reason: "frame budget exhausted by \(frame)")
     }
 
-    private func calm(reason: String) {
-        calmed = true
+    /// A HEADERS frame is starting on `streamID`: one for an id below the highest seen, on a stream that is
+    /// neither open nor recently reset by the server, reuses an id, a connection error (RFC 9113 §5.1.1).
+    func onHeadersFrameBegins(streamID: Int32) {
+        guard !cutOff, !failed else { return }
+        if streamID > highestStreamID {
+            highestStreamID = streamID
+            return
+        }
+        guard streams[streamID] == nil, !recentlyReset.contains(streamID) else { return }
+        cutOff(NGHTTP2_PROTOCOL_ERROR, reason: "HEADERS on stream \(streamID), an id already used")
+    }
+
+    /// The server reset `streamID`; the client may still send trailers on it for a round trip.
+    func onResetSent(streamID: Int32) {
+        if recentlyReset.count == 32 { recentlyReset.removeFirst() }
+        recentlyReset.append(streamID)
+    }
+
+    private func cutOff(_ code: nghttp2_error_code, reason: String) {
+        cutOff = true
         shutdown = .finalGoAwaySent
         connection.logger.info(
-            "HTTP/2 peer cut off with GOAWAY(ENHANCE_YOUR_CALM)", [("peer", connection.remoteAddress), ("reason", reason)])
+            "HTTP/2 peer cut off with GOAWAY", [("peer", connection.remoteAddress), ("code", String(code.rawValue)),
+                                                 ("reason", reason)])
         // Sends GOAWAY naming the last stream processed; nghttp2 then stops reading and ends the session once it
         // has gone out.
-        let result = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+        let result = nghttp2_session_terminate_session(session, code.rawValue)
         if result != 0 {
             failed = true
             connection.closeWhenFlushed = true
@@ -312,14 +336,32 @@ final class HTTP2Session {
         return found
     }
 
-    func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = stream(streamID), !stream.dispatched, !stream.headersTooLarge else { return }
+    /// Takes one header field of a request; returns false when the rest of the block is not worth decoding, after
+    /// resetting the stream with ENHANCE_YOUR_CALM (the caller then tells nghttp2 to skip the block).
+    func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let stream = stream(streamID), !stream.dispatched else { return true }
         stream.headerListBytes += name.count + value.count + 32
         stream.headerFields += 1
+        if stream.headersTooLarge {
+            // Far beyond the limits: an HPACK bomb (a few bytes referencing a large table entry again and again)
+            // would have nghttp2 validate every copy, thousands of times the bytes received. Stop here: nghttp2
+            // skips the rest of the block without validating it, and the stream is reset instead of answered 431.
+            guard stream.headerListBytes > 4 * limits.maxHeaderListBytes
+                || stream.headerFields > 4 * limits.maxHeaderFields
+            else { return true }
+            nghttp2_submit_rst_stream(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+            return false
+        }
         if stream.headerListBytes > limits.maxHeaderListBytes || stream.headerFields > limits.maxHeaderFields {
             stream.headersTooLarge = true
             stream.headers = []
-            return
+            // An HPACK bomb or a header flood: paid for dearly from the frame budget, however the stream ends
+            // (431, or a reset by nghttp2 when the block is malformed as well).
+            // Each costs an eighth of the burst: a client that got it wrong is told (431) a few times; one that
+            // keeps at it is cut off after eight.
+            spendFrameBudget(frameBudget.capacity / 8, for: "header blocks over the limit")
+            return true
         }
         if name.count > 1 && name[0] == UInt8(ascii: ":") {
             let text = String(decoding: value, as: UTF8.self)
@@ -330,19 +372,16 @@ final class HTTP2Session {
             case (10, UInt8(ascii: "a")): stream.authority = text
             default: break  // :scheme, :protocol
             }
-            return
+            return true
         }
         stream.headers.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        return true
     }
 
     func onHeadersReceived(streamID: Int32, endStream: Bool) {
         guard let stream = stream(streamID) else { return }
         if endStream { stream.requestEnded = true }
         guard !stream.dispatched else { return }
-        if stream.headersTooLarge {
-            // An HPACK bomb or a header flood: answered 431, and paid for dearly from the frame budget.
-            spendFrameBudget(10, for: "header blocks over the limit")
-        }
         if stream.headersTooLarge || endStream {
             stream.dispatched = true
             completed.append(stream)

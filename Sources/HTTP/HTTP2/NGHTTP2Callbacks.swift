@@ -44,10 +44,11 @@ private func onHeader(
     _ value: UnsafePointer<UInt8>?, _ valueLength: Int, _: UInt8, _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-    session(userData).onHeader(
+    let wanted = session(userData).onHeader(
         streamID: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
         value: UnsafeBufferPointer(start: value, count: valueLength))
-    return 0
+    // The stream has been reset with a code of our choosing; this tells nghttp2 to skip the rest of the block.
+    return wanted ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
 }
 
 private func onFrameReceived(
@@ -82,12 +83,17 @@ private func onFrameReceived(
     return 0
 }
 
-/// Frames of types nghttp2 does not handle are skipped without any other callback: paid for here.
+/// Every frame header: HEADERS are checked for reused stream ids (nghttp2 ignores those silently), and frames of
+/// types nghttp2 does not handle, skipped without any other callback, are paid for here.
 private func onBeginFrame(
     _: OpaquePointer?, _ header: UnsafePointer<nghttp2_frame_hd>?, _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
-    guard let header, header.pointee.type > UInt8(NGHTTP2_CONTINUATION.rawValue) else { return 0 }
-    session(userData).spendFrameBudget(1, for: "frames of unknown types")
+    guard let header else { return 0 }
+    if header.pointee.type == UInt8(NGHTTP2_HEADERS.rawValue) {
+        session(userData).onHeadersFrameBegins(streamID: header.pointee.stream_id)
+    } else if header.pointee.type > UInt8(NGHTTP2_CONTINUATION.rawValue) {
+        session(userData).spendFrameBudget(1, for: "frames of unknown types")
+    }
     return 0
 }
 
@@ -114,9 +120,14 @@ private func onFrameSent(
     switch type {
     case NGHTTP2_DATA.rawValue:
         session(userData).onDataSent()
-    case NGHTTP2_RST_STREAM.rawValue where frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue:
-        // A stream opened beyond SETTINGS_MAX_CONCURRENT_STREAMS: refused, but its headers were decoded.
-        session(userData).spendFrameBudget(1, for: "streams beyond the concurrency limit")
+    case NGHTTP2_RST_STREAM.rawValue:
+        session(userData).onResetSent(streamID: frame.pointee.hd.stream_id)
+        let code = frame.pointee.rst_stream.error_code
+        if code != NGHTTP2_NO_ERROR.rawValue && code != NGHTTP2_CANCEL.rawValue {
+            // A stream refused beyond SETTINGS_MAX_CONCURRENT_STREAMS, or a malformed request: its headers were
+            // decoded for nothing.
+            session(userData).spendFrameBudget(1, for: "streams refused or malformed")
+        }
         return 0
     default:
         break

@@ -1,4 +1,5 @@
 import CShims
+import Glibc
 import Observability
 
 /// One accepted socket: its optional TLS stream, the protocol session that parses it, and its unsent output.
@@ -24,6 +25,11 @@ final class Connection {
     private var writeProgress: UInt64 = 0
     /// The progress seen when output was first found owed and not moving, and when.
     private var stallMark: (progress: UInt64, since: UInt64)?
+    /// Set once the connection has said its last word: the write side is shut and input is read and dropped
+    /// until the peer closes or this time passes, so that a peer still sending reads our GOAWAY (or 400) instead
+    /// of losing it to the reset that closing with unread input would send.
+    private var lingerDeadline: UInt64?
+    private static let lingerNanoseconds: UInt64 = 2_000_000_000
 
     /// Bytes produced but not yet accepted by the socket: `output[outputStart...]`.
     var output: [UInt8] = []
@@ -66,6 +72,10 @@ final class Connection {
     // MARK: Events
 
     func handle(events: UInt32) {
+        if lingerDeadline != nil {
+            discardInput()
+            return
+        }
         if events & (cshims_EPOLLERR | cshims_EPOLLHUP) != 0 && !wantsToRead {
             // Both directions are gone (or an error is pending) while reading is paused: nothing can be answered,
             // and level-triggered epoll would report it on every turn.
@@ -222,7 +232,7 @@ final class Connection {
         }
         context.notePendingOutput(pendingOutputBytes)
         if shouldClose {
-            close()
+            closeGracefully()
             return
         }
         updateInterest()
@@ -288,6 +298,10 @@ final class Connection {
     /// whose owed output made no progress for the write-stall timeout (HTTP/2: GOAWAY(ENHANCE_YOUR_CALM) first
     /// when the socket still takes bytes).
     func checkTimeouts(now: UInt64) {
+        if let lingerDeadline {
+            if now >= lingerDeadline { close() }
+            return
+        }
         let configuration = context.configuration
         if case .detecting = session,
             now &- acceptedAt >= UInt64(configuration.handshakeTimeoutSeconds) &* 1_000_000_000 {
@@ -322,6 +336,37 @@ final class Connection {
         }
     }
 
+    /// Everything owed has been written: shut the write side and linger (see ``lingerDeadline``), or close at once
+    /// when there is no socket or the server is shutting down.
+    private func closeGracefully() {
+        guard memoryOutput == nil, !context.isShuttingDown.load(ordering: .relaxed) else {
+            close()
+            return
+        }
+        tls?.shutdown()
+        guard Glibc.shutdown(fd, Int32(SHUT_WR)) == 0 else {
+            close()
+            return
+        }
+        lingerDeadline = MonotonicClock.nanoseconds() &+ Self.lingerNanoseconds
+        if registeredEvents != cshims_EPOLLIN {
+            registeredEvents = cshims_EPOLLIN
+            loop.setInterest(self, events: cshims_EPOLLIN)
+        }
+        discardInput()
+    }
+
+    /// Reads and drops what a lingering connection's peer still sends; closes at its end of file.
+    private func discardInput() {
+        for _ in 0..<16 {
+            switch Posix.read(fd, into: loop.readBuffer) {
+            case .bytes: continue
+            case .wouldBlock: return
+            case .endOfFile, .failed: close(); return
+            }
+        }
+    }
+
     /// Closes the socket now; in-flight responses for it are dropped.
     func close() {
         guard !isClosed else { return }
@@ -332,7 +377,7 @@ final class Connection {
         case .http2(let http2): http2.connectionClosed()
         }
         session = .detecting([])
-        if pendingOutputBytes == 0 { tls?.shutdown() }
+        if pendingOutputBytes == 0 && lingerDeadline == nil { tls?.shutdown() }
         loop.remove(self)
         if memoryOutput == nil { Posix.close(fd) }
         context.openConnections.subtract(1, ordering: .relaxed)
