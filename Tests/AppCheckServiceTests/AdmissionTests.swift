@@ -61,7 +61,7 @@ struct AdmissionTests {
         #expect(admission.check(method: "GenerateAppAttestChallenge", peer: "192.0.2.1:2000", app: { nil }) == nil)
         let refused = admission.check(method: "GenerateAppAttestChallenge", peer: peer, app: { nil })
         #expect(refused?.code == .resourceExhausted)
-        #expect(admission.check(method: "HealthCheck", peer: peer, app: { nil }) == nil)
+        #expect(admission.check(method: "Check", peer: peer, app: { nil }) == nil)
         #expect(admission.check(method: "GenerateAppAttestChallenge", peer: "192.0.2.2:1000", app: { nil }) == nil)
         #expect(admission.rateLimited.value(["address", "GenerateAppAttestChallenge"]) == 1)
     }

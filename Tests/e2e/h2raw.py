@@ -55,6 +55,8 @@ class RawH2:
         self.goaway: GoAwayFrame | None = None
         self.resets: dict[int, int] = {}
         self.statuses: dict[int, int] = {}
+        # Every header and trailer field received, per stream (trailers overwrite nothing the tests read).
+        self.fields: dict[int, dict[str, str]] = {}
         self.closed = False
         self.decoder = hpack.Decoder()
         self.decoder.max_allowed_table_size = 65536
@@ -134,6 +136,14 @@ class RawH2:
             self._read_once(deadline)
         return self.statuses.get(stream_id)
 
+    def wait_for_end(self, stream_id: int, timeout: float = 10.0) -> dict[str, str]:
+        """Every field of a response that carries grpc-status (gRPC) or is otherwise complete within `timeout`."""
+        deadline = time.monotonic() + timeout
+        while "grpc-status" not in self.fields.get(stream_id, {}) and stream_id not in self.resets \
+                and not self.closed and time.monotonic() < deadline:
+            self._read_once(deadline)
+        return self.fields.get(stream_id, {})
+
     def _read_once(self, deadline: float) -> None:
         self.sock.settimeout(max(0.01, deadline - time.monotonic()))
         try:
@@ -167,7 +177,10 @@ class RawH2:
                 fields = dict(self.decoder.decode(frame.data))
             except Exception:  # a header block split over CONTINUATION: the status is all this peer wants
                 return
-            status = fields.get(b":status") or fields.get(":status")
+            text = {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
+                    for k, v in fields.items()}
+            self.fields.setdefault(frame.stream_id, {}).update(text)
+            status = text.get(":status")
             if status is not None and frame.stream_id not in self.statuses:
                 self.statuses[frame.stream_id] = int(status)
 

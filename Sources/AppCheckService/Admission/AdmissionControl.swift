@@ -27,8 +27,9 @@ final class AdmissionControl: Sendable {
         "ExchangeAppAttestAttestation", "ExchangeAppAttestAssertion", "ExchangeDebugToken", "ExchangeCustomToken",
         "ExchangeDeviceCheckToken",
     ]
-    /// RPCs never rate limited: load balancers and orchestrators probe health from few addresses, often.
-    static let exemptMethods: Set<String> = ["HealthCheck"]
+    /// RPCs never rate limited (`grpc.health.v1.Health`'s, by their short names): load balancers and
+    /// orchestrators probe health from few addresses, often.
+    static let exemptMethods: Set<String> = ["Check", "Watch"]
 
     init(configuration: Configuration.Admission, knownApps: Set<String>, queueCapacity: Int,
          queueDepth: @escaping @Sendable () -> Int) {
