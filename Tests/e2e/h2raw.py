@@ -115,6 +115,11 @@ class RawH2:
         while not self.closed and time.monotonic() < deadline:
             self._read_once(deadline)
 
+    def poll(self) -> None:
+        """Reads whatever has already arrived, without waiting."""
+        if not self.closed:
+            self._read_once(time.monotonic() + 0.001)
+
     def wait_for_goaway(self, timeout: float = 10.0) -> int | None:
         """The error code of the server's GOAWAY; None if the connection closed, or time ran out, without one."""
         deadline = time.monotonic() + timeout

@@ -29,12 +29,12 @@ from hyperframe.frame import HeadersFrame
 from attestd_server import AttestdServer, base_config, free_ports
 from checks import assert_serving, scrape
 from h2raw import (
-    ENHANCE_YOUR_CALM, ERROR_NAMES, PREFACE, PROTOCOL_ERROR, REFUSED_STREAM, RawH2, connect,
+    ENHANCE_YOUR_CALM, ERROR_NAMES, PREFACE, PROTOCOL_ERROR, RawH2, connect,
 )
 from wire import CHALLENGE_PATH, challenge_request, grpc_frame, grpc_headers
 
 BASELINE_SECONDS = 1.0
-ATTACK_SECONDS = 1.5
+ATTACK_SECONDS = 1.2
 P99_FLOOR_MS = 5.0
 ATTEMPTS = 3
 # Between attack rounds: the attacker shares the 2 cores with the server and the probe; without a pause it would
@@ -46,6 +46,7 @@ FRAME_BURST = 200
 ADMISSION = {
     "handshakeTimeoutSeconds": 2,
     "writeStallTimeoutSeconds": 2,
+    "requestTimeoutSeconds": 2,
     "http2FrameBurst": FRAME_BURST,
     "http2FramesPerSecond": 100,
     "maxHeaderFields": 100,
@@ -116,7 +117,9 @@ def _latency_verdict(target: Target, name: str, started: float, ended: float) ->
     during = target.samples(started, ended)
     failures = [latency for latency, ok in during if not ok]
     assert not failures, f"{len(failures)} of the well-behaved client's requests failed during the {name}"
-    assert len(before) >= 50 and len(during) >= 50, f"too few probe samples: {len(before)} before, {len(during)} during"
+    if len(before) < 50 or len(during) < 50:  # the probe itself was starved of CPU: no verdict either way
+        print(f"\n{name}: too few probe samples ({len(before)} before, {len(during)} during)", end="")
+        return f"too few probe samples ({len(before)} before, {len(during)} during)"
     p99_before = percentile(before, 0.99)
     p99_during = percentile([latency for latency, _ in during], 0.99)
     summary = (f"probe p99 {p99_before:.2f} ms before ({len(before)} samples), {p99_during:.2f} ms during "
@@ -301,6 +304,54 @@ def test_a_slow_reader_is_closed_after_the_write_stall_timeout(target: Target) -
     assert scrape(target.port)['attestd_shed_total{reason="write_stall"}'] > stalled
 
 
+def test_a_slowloris_request_is_cut_off_after_the_request_timeout(target: Target) -> None:
+    def attack() -> None:
+        # HTTP/1.1: a request head trickled a header at a time; HTTP/2: a request body trickled a byte at a time.
+        # Each keeps the connection active, so only the request timeout can end it.
+        http1 = [connect(target.port, source=f"127.0.4.{index + 1}") for index in range(20)]
+        http2 = [RawH2(target.port, source=f"127.0.5.{index + 1}") for index in range(20)]
+        for sock in http1:
+            sock.sendall(b"POST /v1/x HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        for peer in http2:
+            peer.send(peer.headers(1, CHALLENGE_PATH, end_stream=False, method="POST",
+                                   extra=[("content-type", "application/grpc")]))
+        started = time.monotonic()
+        limit = ADMISSION["requestTimeoutSeconds"] + 3
+        cut: set[int] = set()
+        while time.monotonic() - started < limit and len(cut) < len(http1):
+            for index, sock in enumerate(http1):
+                if index in cut:
+                    continue
+                sock.setblocking(False)
+                try:
+                    if sock.recv(1024) == b"":
+                        cut.add(index)
+                        continue
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    cut.add(index)
+                    continue
+                try:
+                    sock.sendall(f"X-{index}: {time.monotonic()}\r\n".encode())
+                except OSError:
+                    cut.add(index)
+            for peer in http2:
+                peer.poll()
+                if peer.goaway is None and not peer.closed:  # a peer that has been told stops, as clients do
+                    peer.send(peer.data(1, b"\x00"))
+            time.sleep(0.3)
+        for sock in http1:
+            sock.close()
+        assert len(cut) == len(http1), f"{len(http1) - len(cut)} slowloris HTTP/1.1 requests were not cut off"
+        for peer in http2:
+            expect_goaway(peer, ENHANCE_YOUR_CALM, timeout=2)
+
+    slow = scrape(target.port)['attestd_shed_total{reason="slow_request"}']
+    under_attack(target, "slowloris", attack, seconds=0)
+    assert scrape(target.port)['attestd_shed_total{reason="slow_request"}'] >= slow + 40
+
+
 # -- many connections ------------------------------------------------------------------------------------------
 
 
@@ -351,18 +402,15 @@ def test_half_open_and_half_closed_connections_are_released(target: Target) -> N
 # -- protocol violations: the right GOAWAY code ------------------------------------------------------------
 
 
-def test_streams_beyond_the_advertised_limit_are_refused_then_cut_off(target: Target) -> None:
+def test_streams_beyond_the_acknowledged_limit_are_a_protocol_error(target: Target) -> None:
+    # Before the client acknowledges SETTINGS, excess streams are refused one by one (REFUSED_STREAM, see the
+    # in-memory HTTPTests); once it has, exceeding the limit is a connection error.
     def attack() -> None:
         peer = RawH2(target.port)
         peer.pump(0.1)  # the server's SETTINGS arrive and are acknowledged
-        opened = b"".join(peer.headers(sid, CHALLENGE_PATH, end_stream=False, method="POST",
-                                       extra=[("content-type", "application/grpc")]) for sid in range(1, 301, 2))
-        peer.send(opened)
-        code = peer.wait_for_goaway(5)
-        refused = [sid for sid, error in peer.resets.items() if error == REFUSED_STREAM]
-        peer.close()
-        assert code == PROTOCOL_ERROR or (refused and code in (None, ENHANCE_YOUR_CALM)), \
-            f"GOAWAY {code}, {len(refused)} streams refused"
+        peer.send(b"".join(peer.headers(sid, CHALLENGE_PATH, end_stream=False, method="POST",
+                                        extra=[("content-type", "application/grpc")]) for sid in range(1, 301, 2)))
+        expect_goaway(peer, PROTOCOL_ERROR)
 
     under_attack(target, "streams beyond the limit", attack)
 

@@ -43,8 +43,7 @@ final class AdmissionControl: Sendable {
     /// nil if `method` (the short RPC name) from `peer` (`host:port`) may proceed; otherwise the status to answer.
     /// `app` is asked for only when a per-app limit applies.
     func check(method: String, peer: String, app: () -> Substring?) -> GRPCStatus? {
-        guard !Self.exemptMethods.contains(method) else { return nil }
-        if perAddress != nil || perApp != nil {
+        if perAddress != nil || perApp != nil, !Self.exemptMethods.contains(method) {
             let now = MonotonicClock.nanoseconds()
             if let perAddress {
                 let host = Self.host(of: peer)

@@ -6,6 +6,7 @@ extension HTTPServerConfiguration {
         maxConnectionsPerAddress = admission.maxConnectionsPerAddress
         handshakeTimeoutSeconds = admission.handshakeTimeoutSeconds
         writeStallTimeoutSeconds = admission.writeStallTimeoutSeconds
+        requestTimeoutSeconds = admission.requestTimeoutSeconds
         maxHeaderFields = admission.maxHeaderFields
         http2FrameBurst = admission.http2FrameBurst
         http2FrameRefillPerSecond = admission.http2FramesPerSecond

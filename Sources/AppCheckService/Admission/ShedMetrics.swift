@@ -18,6 +18,7 @@ struct ShedMetrics: MetricFamily {
             ("enhance_your_calm", abuse.calmedConnections),
             ("expensive_over_high_water", admission.shedForOverload.load(ordering: .relaxed)),
             ("handshake_timeout", abuse.handshakeTimeouts),
+            ("slow_request", abuse.slowRequests),
             ("verifier_queue_full", pool.refusedCount),
             ("write_stall", abuse.stalledConnections),
         ]

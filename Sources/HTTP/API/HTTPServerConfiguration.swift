@@ -25,6 +25,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// window) and has made no progress sending it for this many seconds is cut off: a peer that stops reading
     /// must not pin responses in memory.
     public var writeStallTimeoutSeconds: Int = 30
+    /// A request that has begun must arrive in full within this many seconds (while no other request on the
+    /// connection completes), or the connection is cut off: a slowloris peer trickling headers or a body byte by
+    /// byte must not hold a slot forever. HTTP/2 gets GOAWAY(ENHANCE_YOUR_CALM) first.
+    public var requestTimeoutSeconds: Int = 30
     /// Header fields per request (HTTP/2 header block or HTTP/1.1 head) beyond which it is answered 431.
     public var maxHeaderFields: Int = 100
     /// HTTP/2 frames that cost the server work but carry no request (PING, SETTINGS, WINDOW_UPDATE, PRIORITY,

@@ -50,6 +50,9 @@ final class HTTP1Session {
     /// Whether the connection should read more input now.
     var wantsInput: Bool { !stopped && !pausedForBackPressure }
 
+    /// Requests read to their end (or rejected) so far: the request-timeout check's measure of progress.
+    var requestsCompleted: UInt64 { nextSequence }
+
     /// Nothing received but unanswered, and no request half-read.
     var isIdle: Bool { slots.isEmpty && !messageInProgress }
 

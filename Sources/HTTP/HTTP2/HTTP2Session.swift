@@ -36,6 +36,8 @@ final class HTTP2Session {
     private var sendingResponses = 0
     /// DATA frames sent so far: the write-stall check's measure of progress for bodies held back by flow control.
     private(set) var dataFramesSent: UInt64 = 0
+    /// Requests handed to the handler (or answered early) so far: the request-timeout check's measure of progress.
+    private(set) var requestsCompleted: UInt64 = 0
     private var shutdown = Shutdown.none
     private let limits: HTTPServerConfiguration
 
@@ -124,6 +126,7 @@ final class HTTP2Session {
         }
         // Swapped out, not copied: a handler answering inline may not touch `completed`, but the swap keeps both
         // arrays' storage for the next batch.
+        requestsCompleted &+= UInt64(completed.count)
         swap(&completed, &dispatching)
         defer { dispatching.removeAll(keepingCapacity: true) }
         let now = MonotonicClock.nanoseconds()
@@ -242,6 +245,17 @@ final class HTTP2Session {
         }
         shutdown = .finalGoAwaySent
         submitGoAway()
+        return true
+    }
+
+    /// Whether some stream's request has begun but not ended (headers or body still to come).
+    var hasIncompleteRequest: Bool { streams.values.contains { !$0.dispatched } }
+
+    /// A request has been arriving for longer than the request timeout: GOAWAY(ENHANCE_YOUR_CALM). Returns false
+    /// if the session had already ended.
+    func goAwayBecauseRequestTooSlow() -> Bool {
+        guard !failed, !cutOff else { return false }
+        cutOff(NGHTTP2_ENHANCE_YOUR_CALM, reason: "a request arriving too slowly")
         return true
     }
 

@@ -25,6 +25,8 @@ final class Connection {
     private var writeProgress: UInt64 = 0
     /// The progress seen when output was first found owed and not moving, and when.
     private var stallMark: (progress: UInt64, since: UInt64)?
+    /// Requests completed when a request was first found half-arrived, and when.
+    private var requestMark: (completed: UInt64, since: UInt64)?
     /// Set once the connection has said its last word: the write side is shut and input is read and dropped
     /// until the peer closes or this time passes, so that a peer still sending reads our GOAWAY (or 400) instead
     /// of losing it to the reset that closing with unread input would send.
@@ -310,6 +312,7 @@ final class Connection {
             close()
             return
         }
+        if checkRequestTimeout(now: now) { return }
         var progress = writeProgress
         var owesOutput = pendingOutputBytes > 0
         if case .http2(let http2) = session {
@@ -334,6 +337,38 @@ final class Connection {
         } else {
             close()
         }
+    }
+
+    /// Cuts off a connection on which a request has been arriving, with no request completing, for longer than
+    /// the request timeout. Returns whether it did.
+    private func checkRequestTimeout(now: UInt64) -> Bool {
+        let midRequest: Bool
+        let completed: UInt64
+        switch session {
+        case .detecting: return false
+        case .http1(let http1): (midRequest, completed) = (http1.messageInProgress, http1.requestsCompleted)
+        case .http2(let http2): (midRequest, completed) = (http2.hasIncompleteRequest, http2.requestsCompleted)
+        }
+        guard midRequest else {
+            requestMark = nil
+            return false
+        }
+        guard let mark = requestMark, mark.completed == completed else {
+            requestMark = (completed, now)
+            return false
+        }
+        let limit = UInt64(context.configuration.requestTimeoutSeconds) &* 1_000_000_000
+        guard now &- mark.since >= limit else { return false }
+        requestMark = nil
+        logger.info("cutting off a connection whose request is arriving too slowly", [("peer", remoteAddress)])
+        context.abuse.slowRequests.add(1, ordering: .relaxed)
+        if pendingOutputBytes == 0, case .http2(let http2) = session, http2.goAwayBecauseRequestTooSlow() {
+            closeWhenFlushed = true
+            loop.markDirty(self)
+        } else {
+            close()
+        }
+        return true
     }
 
     /// Everything owed has been written: shut the write side and linger (see ``lingerDeadline``), or close at once

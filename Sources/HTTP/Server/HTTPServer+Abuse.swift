@@ -8,8 +8,10 @@ extension HTTPServer {
         public var calmedConnections: Int
         /// Closed because their unsent output made no progress for the write-stall timeout (slow readers).
         public var stalledConnections: Int
-        /// Closed because no HTTP arrived within the handshake timeout (silent or garbage TLS peers, slowloris).
+        /// Closed because no HTTP arrived within the handshake timeout (silent or garbage TLS peers).
         public var handshakeTimeouts: Int
+        /// Cut off because a request took longer than the request timeout to arrive (slowloris).
+        public var slowRequests: Int
     }
 
     /// The counts so far (monotonic; cheap to read, for a metrics scrape).
@@ -19,6 +21,7 @@ extension HTTPServer {
             refusedConnections: abuse.refusedConnections.load(ordering: .relaxed),
             calmedConnections: abuse.calmedConnections.load(ordering: .relaxed),
             stalledConnections: abuse.stalledConnections.load(ordering: .relaxed),
-            handshakeTimeouts: abuse.handshakeTimeouts.load(ordering: .relaxed))
+            handshakeTimeouts: abuse.handshakeTimeouts.load(ordering: .relaxed),
+            slowRequests: abuse.slowRequests.load(ordering: .relaxed))
     }
 }

@@ -28,6 +28,7 @@ public final class HTTPServer: Sendable {
             configuration.maxBufferedOutputBytes > 0, configuration.idleTimeoutSeconds > 0,
             configuration.maxConnectionsPerAddress >= 0, configuration.handshakeTimeoutSeconds > 0,
             configuration.writeStallTimeoutSeconds > 0, configuration.maxHeaderFields > 0,
+            configuration.requestTimeoutSeconds > 0,
             configuration.http2FrameBurst > 0, configuration.http2FrameRefillPerSecond >= 0
         else {
             throw HTTPServerError(.invalidConfiguration, "limits must be positive (eventLoopCount may be 0)")

@@ -62,6 +62,8 @@ final class AbuseCounters: Sendable {
     let calmedConnections = Atomic<Int>(0)
     /// Closed because output made no progress for `writeStallTimeoutSeconds`.
     let stalledConnections = Atomic<Int>(0)
+    /// Cut off because a request took longer than `requestTimeoutSeconds` to arrive (slowloris).
+    let slowRequests = Atomic<Int>(0)
     /// Closed because no HTTP arrived within `handshakeTimeoutSeconds`.
     let handshakeTimeouts = Atomic<Int>(0)
 }
