@@ -90,7 +90,21 @@ final class HTTP2Session {
     /// Feeds received bytes to nghttp2, then hands completed requests to the handler.
     func receive(_ bytes: UnsafeRawBufferPointer) {
         guard !failed, let base = bytes.baseAddress else { return }
-        let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        // Fed a frame's worth at a time, so that once the peer is cut off the rest of a read is not decoded
+        // (an HPACK bomb costs far more to decode than to send).
+        var offset = 0
+        while offset < bytes.count, !failed, !cutOff {
+            let count = min(Self.receiveChunk, bytes.count - offset)
+            feed(base.advanced(by: offset).assumingMemoryBound(to: UInt8.self), count: count)
+            offset += count
+        }
+        dispatchCompleted()
+    }
+
+    private static let receiveChunk = 16 * 1024 + 9
+
+    private func feed(_ bytes: UnsafePointer<UInt8>, count: Int) {
+        let consumed = nghttp2_session_mem_recv(session, bytes, count)
         if consumed < 0 {
             failed = true
             connection.closeWhenFlushed = true
@@ -102,7 +116,6 @@ final class HTTP2Session {
             connection.logger.info(
                 "HTTP/2 session failed", [("peer", connection.remoteAddress), ("error", errorText(Int32(consumed)))])
         }
-        dispatchCompleted()
     }
 
     /// The GOAWAY code for a fatal `mem_recv` error: floods are answered ENHANCE_YOUR_CALM, a bad preface
@@ -358,13 +371,18 @@ final class HTTP2Session {
         stream.headerFields += 1
         if stream.headersTooLarge {
             // Far beyond the limits: an HPACK bomb (a few bytes referencing a large table entry again and again)
-            // would have nghttp2 validate every copy, thousands of times the bytes received. Stop here: nghttp2
-            // skips the rest of the block without validating it, and the stream is reset instead of answered 431.
+            // would have nghttp2 validate every copy, thousands of times the bytes received. No honest client
+            // sends four times the header list it was told is the limit: the stream is reset, the peer cut off,
+            // and nghttp2 skips the rest of the block without validating it.
             guard stream.headerListBytes > 4 * limits.maxHeaderListBytes
                 || stream.headerFields > 4 * limits.maxHeaderFields
             else { return true }
             nghttp2_submit_rst_stream(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+            if !cutOff {
+                connection.context.abuse.calmedConnections.add(1, ordering: .relaxed)
+                cutOff(NGHTTP2_ENHANCE_YOUR_CALM, reason: "a header block far over the limit (HPACK bomb)")
+            }
             return false
         }
         if stream.headerListBytes > limits.maxHeaderListBytes || stream.headerFields > limits.maxHeaderFields {
@@ -372,9 +390,9 @@ final class HTTP2Session {
             stream.headers = []
             // An HPACK bomb or a header flood: paid for dearly from the frame budget, however the stream ends
             // (431, or a reset by nghttp2 when the block is malformed as well).
-            // Each costs an eighth of the burst: a client that got it wrong is told (431) a few times; one that
-            // keeps at it is cut off after eight.
-            spendFrameBudget(frameBudget.capacity / 8, for: "header blocks over the limit")
+            // Each costs a quarter of the burst: a client that got it wrong is told (431) a few times; one that
+            // keeps at it is cut off after four.
+            spendFrameBudget(frameBudget.capacity / 4, for: "header blocks over the limit")
             return true
         }
         if name.count > 1 && name[0] == UInt8(ascii: ":") {

@@ -187,7 +187,8 @@ final class Connection {
 
     /// Produces pending protocol output, writes as much as the socket takes, then decides what to wait for next.
     func flush() {
-        guard !isClosed else { return }
+        // A lingering connection has said its last word; a response that arrives now is dropped.
+        guard !isClosed, lingerDeadline == nil else { return }
         let cap = maxBufferedOutputBytes
         if case .http1(let http1) = session { _ = http1.resumeIfPossible() }
         writing: while true {
