@@ -10,7 +10,7 @@ import Synchronization
 public final class SQLiteStateStore: StateStore {
     private let configuration: SQLiteConfiguration
     private let clock: @Sendable () -> Int64
-    private let writer: SQLiteWriter
+    let writer: SQLiteWriter
     private let readers: SQLiteReaderPool
     private let sweeper: SQLiteSweeper
     /// Taken (set to nil) by `close()`, which joins them.
@@ -37,6 +37,7 @@ public final class SQLiteStateStore: StateStore {
         try connection.execute("BEGIN IMMEDIATE")
         do throws(StoreError) {
             try connection.execute(SQLiteSchema.create)
+            try connection.execute(SQLiteReceiptSchema.create)
             try connection.execute("COMMIT")
         } catch {
             if connection.inTransaction { try? connection.execute("ROLLBACK") }
