@@ -18,14 +18,15 @@ public struct Configuration: Sendable {
     public var projects: [Project]
     /// Apple's DeviceCheck and risk-metric services: where they are and which CAs to trust.
     public var apple: AppleServices = AppleServices()
+    /// The background receipt refresher (`Configuration+Receipts.swift`).
+    public var receipts: Receipts = Receipts()
 
     /// `apple`: `{"deviceCheckURL": …, "riskMetricURL": …, "caBundle": …}`, every member optional.
     public struct AppleServices: Sendable {
         /// One DeviceCheck base URL for every app (a stand-in); nil picks Apple's production or development host
         /// by each app's environment.
         public var deviceCheckURL: String?
-        /// Likewise for App Attest's risk-metric host (`/v1/attestationData` is appended); read by no RPC yet:
-        /// the receipt refresher that will use it is not written.
+        /// Likewise for App Attest's risk-metric host (`/v1/attestationData` is appended), for the receipt refresher.
         public var riskMetricURL: String?
         /// A PEM bundle of CAs to trust for Apple's hosts instead of the system's (the stand-in's, in tests).
         public var caBundlePath: String?

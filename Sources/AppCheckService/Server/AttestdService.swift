@@ -12,6 +12,7 @@ public final class AttestdService: Sendable {
     private let server: HTTPServer
     private let pool: VerifierPool
     private let deviceCheck: DeviceCheckClients
+    private let receiptRefresher: ReceiptRefresher?
     private let health: HealthState
     private let logger: Logger
     private let shutdownGraceSeconds: Double
@@ -47,6 +48,9 @@ public final class AttestdService: Sendable {
             store: try StateStores.open(configuration.store, logger: logger),
             pool: pool,
             failures: failures)
+        let receiptRefresher = try ReceiptRefresher.make(
+            configuration: configuration, store: exchange.store, receiptRoots: receiptRoots, logger: logger)
+        self.receiptRefresher = receiptRefresher
         let deviceCheck = try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)
         self.deviceCheck = deviceCheck
         let endpoints = EndpointTable.endpoints(.init(
@@ -60,6 +64,10 @@ public final class AttestdService: Sendable {
         registry.register(metrics)
         registry.register(failures)
         registry.register(deviceCheck.requests)
+        if let receiptRefresher {
+            registry.register(receiptRefresher.refreshes)
+            registry.register(receiptRefresher.riskMetrics)
+        }
         registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
             Double(pool.queuedCount)
         })
@@ -101,6 +109,7 @@ public final class AttestdService: Sendable {
             }
         }
         try server.start()
+        receiptRefresher?.start()
         for address in server.boundAddresses {
             logger.info("listening", [("address", address.host), ("port", String(address.port))])
         }
@@ -119,6 +128,7 @@ public final class AttestdService: Sendable {
     /// Blocks until the server has stopped, then lets the verifier threads finish.
     public func waitUntilStopped() {
         server.waitUntilStopped()
+        receiptRefresher?.stop()
         pool.shutdown()
         deviceCheck.shutdown()
     }
