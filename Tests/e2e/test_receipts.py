@@ -60,19 +60,26 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict]:
     redis.stop()
 
 
-@pytest.fixture
-def node(tmp_path: Path, simulator: Simulator, apple: AppleSim, developer_key: tuple[Path, Path], store: dict) -> Iterator[AttestdServer]:
-    apple.receipts({"answer": "normal", "riskMetric": FIRST_METRIC, "notBeforeSeconds": 0})
+def node_config(tmp_path: Path, simulator: Simulator, apple: AppleSim, developer_key: tuple[Path, Path], store: dict,
+                min_refresh_age: int = 1) -> dict:
     (port,) = free_ports(1)
     config = store_config(port, tmp_path / "keys", simulator, store)
     config["admin"] = {"tokenHashes": [hashlib.sha256(ADMIN_TOKEN.encode()).hexdigest()]}
     config["projects"][0]["apps"][0]["deviceCheck"] = {"keyId": KEY_ID, "privateKey": str(developer_key[0])}
     config["apple"] = {"riskMetricURL": apple.url, "caBundle": str(apple.certificate)}
-    config["receipts"] = {"enabled": True, "intervalMs": 100, "minRefreshAgeSeconds": 1, "maxPerSecond": 50,
-                          "retrySeconds": 1}
-    server = AttestdServer(tmp_path / "node", config)
+    config["receipts"] = {"enabled": True, "intervalMs": 100, "minRefreshAgeSeconds": min_refresh_age,
+                          "maxPerSecond": 50, "retrySeconds": 1}
+    return config
+
+
+@pytest.fixture
+def node(tmp_path: Path, simulator: Simulator, apple: AppleSim, developer_key: tuple[Path, Path], store: dict) -> Iterator[AttestdServer]:
+    apple.receipts({"answer": "normal", "riskMetric": FIRST_METRIC, "notBeforeSeconds": 0})
+    apple.faults({"clear": True})
+    server = AttestdServer(tmp_path / "node", node_config(tmp_path, simulator, apple, developer_key, store))
     server.start()
     yield server
+    apple.faults({"clear": True})
     assert server.alive, server.log_tail()
     assert server.stop() == 0, server.log_tail()
 
@@ -161,3 +168,42 @@ def test_a_receipt_with_a_bad_signature_is_refused_and_the_old_one_kept(
     # And once Apple answers properly again, refreshing resumes from the receipt that was kept.
     apple.receipts({"answer": "normal", "riskMetric": 4})
     eventually(lambda: attested_key(node, key_id).risk_metric == 4, "a good refresh after the refused ones", node)
+
+
+def test_apple_answering_429_pauses_the_refresher_and_it_resumes(node: AttestdServer, simulator: Simulator, apple: AppleSim) -> None:
+    key_id = attested_and_refreshed(node, simulator)
+    apple.receipts({"riskMetric": 6})
+    apple.faults({"status": 429})
+    eventually(lambda: refreshes(node, "rateLimited") >= 1, "a refresh answered 429", node)
+    assert any("pausing the refresher" in record.get("msg", "") for record in node.log_records()), node.log_tail()
+    assert attested_key(node, key_id).risk_metric == FIRST_METRIC
+    apple.faults({"clear": True})
+    eventually(lambda: attested_key(node, key_id).risk_metric == 6, "a refresh once Apple serves again", node)
+
+
+def test_two_nodes_sharing_redis_refresh_each_key_once(
+    tmp_path: Path, simulator: Simulator, apple: AppleSim, developer_key: tuple[Path, Path]
+) -> None:
+    """With a long minimum age each key is due once: the lease in the store gives it to exactly one node."""
+    apple.receipts({"answer": "normal", "riskMetric": FIRST_METRIC, "notBeforeSeconds": 0})
+    (redis_port,) = free_ports(1)
+    redis = RedisServer(tmp_path / "redis", redis_port)
+    redis.start()
+    store = {"kind": "redis", "redis": {"host": "127.0.0.1", "port": redis_port, "keyPrefix": "two-nodes:"}}
+    nodes = [AttestdServer(tmp_path / f"node-{index}",
+                           node_config(tmp_path, simulator, apple, developer_key, store, min_refresh_age=3_600))
+             for index in range(2)]
+    try:
+        for server in nodes:
+            server.start()
+        keys = [attest_device(GrpcExchange(grpc_channel(nodes[index % 2].h2c_port)), simulator, APP_NAME,
+                              DEV_APPLE_APP_ID).key.key_id for index in range(6)]
+        total = lambda: sum(refreshes(server, "refreshed") for server in nodes)  # noqa: E731
+        eventually(lambda: total() >= len(keys), "every key refreshed", nodes[0])
+        time.sleep(1.0)  # ten more looks by each node: nothing is due again
+        assert total() == len(keys)
+        assert all(attested_key(nodes[0], key_id).risk_metric == FIRST_METRIC for key_id in keys)
+    finally:
+        for server in nodes:
+            assert server.stop() == 0, server.log_tail()
+        redis.stop()
