@@ -86,3 +86,24 @@ struct ReceiptRefreshTests {
         #expect(throws: ConfigurationError.self) { try parse(#"{"everySecond":true}"#) }
     }
 }
+
+@Suite("Risk metric token claim configuration")
+struct RiskMetricClaimConfigurationTests {
+    func parse(_ member: String) throws(ConfigurationError) -> Configuration {
+        let text = """
+            {"listeners":[{"address":"127.0.0.1","port":8080}],
+             "keys":{"challengeKey":"c.json","artifactKey":"a.json","tokenSigning":["t.pem"]},
+             "projects":[{"number":"123456789012","id":"attestd-dev","apps":[
+                {"appId":"1:123456789012:ios:0123456789abcdef","teamId":"DEVTEAM123",
+                 "bundleIds":["dev.attestd.example"],\(member)"environment":"development"}]}]}
+            """
+        return try Configuration.parse(json: Array(text.utf8), baseDirectory: "/etc/attestd")
+    }
+
+    @Test("an app's tokens carry no risk_metric claim unless it sets riskMetricClaim")
+    func offByDefault() throws {
+        #expect(try !parse("").projects[0].apps[0].riskMetricClaim)
+        #expect(try parse(#""riskMetricClaim":true,"#).projects[0].apps[0].riskMetricClaim)
+        #expect(throws: ConfigurationError.self) { try parse(#""riskMetricClaim":"yes","#) }
+    }
+}

@@ -10,7 +10,9 @@ once a second, so each step below takes about a second.
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 import time
 import urllib.request
 from pathlib import Path
@@ -20,7 +22,7 @@ import pytest
 
 import protos
 from attestd_server import DEV_APPLE_APP_ID, AttestdServer, free_ports
-from device import attest_device
+from device import attest_device, refresh
 from exchange import GrpcExchange, grpc_channel
 from redis_server import RedisServer
 from sim import Simulator
@@ -61,11 +63,13 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict]:
 
 
 def node_config(tmp_path: Path, simulator: Simulator, apple: AppleSim, developer_key: tuple[Path, Path], store: dict,
-                min_refresh_age: int = 1) -> dict:
+                min_refresh_age: int = 1, risk_metric_claim: bool = True) -> dict:
     (port,) = free_ports(1)
     config = store_config(port, tmp_path / "keys", simulator, store)
     config["admin"] = {"tokenHashes": [hashlib.sha256(ADMIN_TOKEN.encode()).hexdigest()]}
     config["projects"][0]["apps"][0]["deviceCheck"] = {"keyId": KEY_ID, "privateKey": str(developer_key[0])}
+    if risk_metric_claim:
+        config["projects"][0]["apps"][0]["riskMetricClaim"] = True
     config["apple"] = {"riskMetricURL": apple.url, "caBundle": str(apple.certificate)}
     config["receipts"] = {"enabled": True, "intervalMs": 100, "minRefreshAgeSeconds": min_refresh_age,
                           "maxPerSecond": 50, "retrySeconds": 1}
@@ -191,7 +195,8 @@ def test_two_nodes_sharing_redis_refresh_each_key_once(
     redis.start()
     store = {"kind": "redis", "redis": {"host": "127.0.0.1", "port": redis_port, "keyPrefix": "two-nodes:"}}
     nodes = [AttestdServer(tmp_path / f"node-{index}",
-                           node_config(tmp_path, simulator, apple, developer_key, store, min_refresh_age=3_600))
+                           node_config(tmp_path, simulator, apple, developer_key, store, min_refresh_age=3_600,
+                                       risk_metric_claim=False))
              for index in range(2)]
     try:
         for server in nodes:
@@ -207,3 +212,32 @@ def test_two_nodes_sharing_redis_refresh_each_key_once(
         for server in nodes:
             assert server.stop() == 0, server.log_tail()
         redis.stop()
+
+
+def claims(token: str) -> dict:
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+def test_tokens_carry_the_risk_metric_claim_when_the_app_asks_for_it(node: AttestdServer, simulator: Simulator) -> None:
+    client = GrpcExchange(grpc_channel(node.h2c_port))
+    device = attest_device(client, simulator, APP_NAME, DEV_APPLE_APP_ID)
+    eventually(lambda: attested_key(node, device.key.key_id).risk_metric == FIRST_METRIC, "the first refresh", node)
+    assert claims(refresh(client, simulator, APP_NAME, device).token)["risk_metric"] == FIRST_METRIC
+
+
+def test_tokens_carry_no_risk_metric_claim_by_default(
+    tmp_path: Path, simulator: Simulator, apple: AppleSim, developer_key: tuple[Path, Path]
+) -> None:
+    apple.receipts({"answer": "normal", "riskMetric": FIRST_METRIC, "notBeforeSeconds": 0})
+    store = {"kind": "sqlite", "path": str(tmp_path / "state.sqlite")}
+    server = AttestdServer(tmp_path / "node", node_config(tmp_path, simulator, apple, developer_key, store,
+                                                          risk_metric_claim=False))
+    server.start()
+    try:
+        client = GrpcExchange(grpc_channel(server.h2c_port))
+        device = attest_device(client, simulator, APP_NAME, DEV_APPLE_APP_ID)
+        eventually(lambda: attested_key(server, device.key.key_id).risk_metric == FIRST_METRIC, "the first refresh", server)
+        assert "risk_metric" not in claims(refresh(client, simulator, APP_NAME, device).token)
+    finally:
+        assert server.stop() == 0, server.log_tail()

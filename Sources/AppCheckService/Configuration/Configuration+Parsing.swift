@@ -165,7 +165,7 @@ extension Configuration {
     private static func readApp(_ app: JSONFieldReader, projectNumber: String, resolve: (String) -> String) -> App {
         app.rejectUnknownKeys(except: [
             "appId", "teamId", "bundleIds", "environment", "tokenTtlSeconds", "debugTokenHashes",
-            "allowedValidationCategories", "deviceCheck",
+            "allowedValidationCategories", "deviceCheck", "riskMetricClaim",
         ])
         let appID = app.string("appId") ?? ""
         let parts = appID.split(separator: ":", omittingEmptySubsequences: false)
@@ -200,8 +200,10 @@ extension Configuration {
             }
             return DeviceCheckKey(keyID: keyID, privateKeyPath: resolve(key.string("privateKey") ?? ""))
         }
-        return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
-                   debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories, deviceCheck: deviceCheck)
+        var parsed = App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
+                         debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories, deviceCheck: deviceCheck)
+        parsed.riskMetricClaim = app.bool("riskMetricClaim", default: false)
+        return parsed
     }
 
     /// `store`: `{"kind":"memory"}` (the default), `{"kind":"sqlite","path":…,"durability":"processCrash"|"powerLoss"}`,

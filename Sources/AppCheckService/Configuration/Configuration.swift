@@ -179,6 +179,8 @@ public struct Configuration: Sendable {
         public var allowedValidationCategories: Set<UInt32>?
         /// The developer key DeviceCheck calls are signed with; nil: the DeviceCheck RPCs answer FAILED_PRECONDITION.
         public var deviceCheck: DeviceCheckKey?
+        /// Tokens minted from an App Attest assertion carry the key's latest risk metric as `risk_metric`.
+        public var riskMetricClaim: Bool = false
 
         public init(appID: String, teamID: String, bundleIDs: [String], environment: Environment,
                     tokenTTLSeconds: Int = 3_600, debugTokenHashes: [[UInt8]] = [],

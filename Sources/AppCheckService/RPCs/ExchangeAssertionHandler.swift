@@ -65,7 +65,7 @@ struct ExchangeAssertionHandler: UnaryHandler {
             case .counter(.revoked): throw refuse("keyRevoked")
             case .counter(.unknownKey): throw refuse("unknownKey")
             }
-            return try exchange.mint(for: app, limitedUse: request.limitedUse)
+            return try exchange.mint(for: app, limitedUse: request.limitedUse, riskMetric: record.riskMetric)
         }
     }
 }
