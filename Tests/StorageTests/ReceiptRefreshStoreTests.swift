@@ -88,4 +88,14 @@ struct ReceiptRefreshStoreTests {
         let rest = try store.claimReceiptRefreshes(now: now, limit: 10, leaseUntil: now + 60, owner: "a")
         #expect(Set((first + rest).map(\.keyID)) == [[1, 0, 1], [3, 0, 3]])
     }
+
+    @Test("a key registered again with a receipt after it had none becomes due", arguments: StoreKind.allCases)
+    func receiptArrivesLater(kind: StoreKind) throws {
+        let (fixture, store) = try Self.refreshing(kind)
+        let now = fixture.now
+        try fixture.store.registerKey(Self.record(1, at: now, receipt: nil))
+        #expect(try store.claimReceiptRefreshes(now: now, limit: 10, leaseUntil: now + 60, owner: "a").isEmpty)
+        try fixture.store.registerKey(Self.record(1, at: now))
+        #expect(try store.claimReceiptRefreshes(now: now, limit: 10, leaseUntil: now + 60, owner: "a").map(\.keyID) == [[1, 0, 1]])
+    }
 }

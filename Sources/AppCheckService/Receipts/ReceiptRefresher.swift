@@ -98,17 +98,16 @@ final class ReceiptRefresher: Sendable {
             logger.error("receipt refresher cannot read the schedule", [("error", error.description)])
             return 0
         }
-        let spacing = 1.0 / Double(settings.maxPerSecond)
-        var nextCall = ContinuousClock.now
+        let spacing = Duration.nanoseconds(1_000_000_000 / Int64(settings.maxPerSecond))
         for (index, claim) in claims.enumerated() {
             if control.isStopped || control.pausedUntil.map({ $0 > clock() }) == true {
                 // Left for later (or another node) without waiting for the lease to end.
                 release(claims[index...], owner: owner, at: control.pausedUntil ?? clock())
                 break
             }
-            let wait = ContinuousClock.now.duration(to: nextCall)
+            // Calls are spaced evenly, across rounds too, so no burst ever exceeds maxPerSecond.
+            let wait = ContinuousClock.now.duration(to: control.nextCallSlot(spacing: spacing))
             if wait > .zero { control.sleep(seconds: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)) }
-            nextCall = ContinuousClock.now + .nanoseconds(Int64(spacing * 1e9))
             let (outcome, completion) = refresh(claim, owner: owner)
             refreshes.increment([claim.appID, ReceiptRefreshPolicy.label(outcome)])
             do {
@@ -193,7 +192,17 @@ private final class RefresherControl: @unchecked Sendable {
     // Guarded by `condition`.
     private var stopped = false
     private var paused: Int64?
+    private var nextCall = ContinuousClock.now
     let finished = DispatchSemaphore(value: 0)
+
+    /// When the next call to Apple may start; the one after it may start `spacing` later.
+    func nextCallSlot(spacing: Duration) -> ContinuousClock.Instant {
+        condition.withLock {
+            let slot = max(nextCall, .now)
+            nextCall = slot + spacing
+            return slot
+        }
+    }
 
     var isStopped: Bool { condition.withLock { stopped } }
     var pausedUntil: Int64? { condition.withLock { paused } }

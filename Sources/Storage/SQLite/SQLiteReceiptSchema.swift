@@ -1,8 +1,10 @@
 /// The receipt refresher's table and statements (see `ReceiptRefreshStore`), beside the registry's.
 enum SQLiteReceiptSchema {
-    /// Created on open with the other tables. A key enters the schedule when it is first registered (the trigger,
-    /// so the registration statements stay as they are); keys registered before the table existed are added once.
-    /// `next_at` doubles as the lease: a claim moves it to the lease's end.
+    /// Created on open with the other tables. A key enters the schedule, due at once, when it is registered with a
+    /// receipt (the triggers, so the registration statements stay as they are; a key already scheduled keeps its
+    /// time); keys registered before the table existed are added once. `next_at` doubles as the lease: a claim
+    /// moves it to the lease's end. The triggers test for the row instead of `INSERT OR IGNORE`, because the
+    /// registration's own conflict clause (an upsert) would override theirs.
     static let create = """
         CREATE TABLE IF NOT EXISTS receipt_refresh (
             key_id BLOB PRIMARY KEY NOT NULL,
@@ -12,10 +14,28 @@ enum SQLiteReceiptSchema {
             last_status INTEGER) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS receipt_refresh_due ON receipt_refresh (next_at);
         CREATE TRIGGER IF NOT EXISTS receipt_refresh_on_register AFTER INSERT ON attested_keys
+        WHEN NEW.receipt IS NOT NULL
         BEGIN
-            INSERT OR IGNORE INTO receipt_refresh (key_id, next_at) VALUES (NEW.key_id, 0);
+            INSERT INTO receipt_refresh (key_id, next_at)
+                SELECT NEW.key_id, 0 WHERE NOT EXISTS (SELECT 1 FROM receipt_refresh WHERE key_id = NEW.key_id);
         END;
-        INSERT OR IGNORE INTO receipt_refresh (key_id, next_at) SELECT key_id, 0 FROM attested_keys;
+        CREATE TRIGGER IF NOT EXISTS receipt_refresh_on_new_receipt AFTER UPDATE OF receipt ON attested_keys
+        WHEN NEW.receipt IS NOT NULL
+        BEGIN
+            INSERT INTO receipt_refresh (key_id, next_at)
+                SELECT NEW.key_id, 0 WHERE NOT EXISTS (SELECT 1 FROM receipt_refresh WHERE key_id = NEW.key_id);
+        END;
+        INSERT OR IGNORE INTO receipt_refresh (key_id, next_at)
+            SELECT key_id, 0 FROM attested_keys WHERE receipt IS NOT NULL AND revoked = 0;
+        """
+
+    /// Takes revoked keys and keys without a receipt that are due out of the schedule, so they are not read again
+    /// on every claim (a key that gets a receipt again comes back through the trigger). Parameters: now, limit.
+    static let dropUnrefreshable = """
+        DELETE FROM receipt_refresh WHERE key_id IN (
+            SELECT r.key_id FROM receipt_refresh r LEFT JOIN attested_keys k ON k.key_id = r.key_id
+            WHERE r.next_at <= ?1 AND (k.key_id IS NULL OR k.revoked = 1 OR k.receipt IS NULL)
+            ORDER BY r.next_at LIMIT ?2)
         """
 
     /// Claims the keys due first. Parameters: now, lease end, owner, limit.

@@ -11,6 +11,7 @@ enum SQLiteReceiptWrite: Sendable {
     func perform(on connection: SQLiteConnection) throws(StoreError) -> Outcome {
         switch self {
         case .claim(let now, let leaseUntil, let owner, let limit):
+            try connection.run(SQLiteReceiptSchema.dropUnrefreshable, [.integer(now), .integer(Int64(limit))])
             var keyIDs: [[UInt8]] = []
             try connection.query(SQLiteReceiptSchema.claim, [.integer(now), .integer(leaseUntil), .text(owner), .integer(Int64(limit))]) { row in
                 if let keyID = row.blob(0) { keyIDs.append(keyID) }
