@@ -100,14 +100,14 @@ final class ReceiptRefresher: Sendable {
         }
         let spacing = Duration.nanoseconds(1_000_000_000 / Int64(settings.maxPerSecond))
         for (index, claim) in claims.enumerated() {
+            // Calls are spaced evenly, across rounds too, so no burst ever exceeds maxPerSecond.
+            let wait = ContinuousClock.now.duration(to: control.nextCallSlot(spacing: spacing))
+            if wait > .zero { control.sleep(seconds: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)) }
             if control.isStopped || control.pausedUntil.map({ $0 > clock() }) == true {
                 // Left for later (or another node) without waiting for the lease to end.
                 release(claims[index...], owner: owner, at: control.pausedUntil ?? clock())
                 break
             }
-            // Calls are spaced evenly, across rounds too, so no burst ever exceeds maxPerSecond.
-            let wait = ContinuousClock.now.duration(to: control.nextCallSlot(spacing: spacing))
-            if wait > .zero { control.sleep(seconds: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)) }
             let (outcome, completion) = refresh(claim, owner: owner)
             refreshes.increment([claim.appID, ReceiptRefreshPolicy.label(outcome)])
             do {
@@ -183,63 +183,5 @@ final class ReceiptRefresher: Sendable {
                 return done(.invalidReceipt, status: 200)
             }
         }
-    }
-}
-
-/// The refresher's stop flag, its pause after a 429, and a sleep that a stop cuts short.
-private final class RefresherControl: @unchecked Sendable {
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var stopped = false
-    private var paused: Int64?
-    private var nextCall = ContinuousClock.now
-    let finished = DispatchSemaphore(value: 0)
-
-    /// When the next call to Apple may start; the one after it may start `spacing` later.
-    func nextCallSlot(spacing: Duration) -> ContinuousClock.Instant {
-        condition.withLock {
-            let slot = max(nextCall, .now)
-            nextCall = slot + spacing
-            return slot
-        }
-    }
-
-    var isStopped: Bool { condition.withLock { stopped } }
-    var pausedUntil: Int64? { condition.withLock { paused } }
-
-    func pause(until time: Int64) { condition.withLock { paused = time } }
-
-    /// True the first time.
-    func stop() -> Bool {
-        condition.withLock {
-            defer { stopped = true; condition.broadcast() }
-            return !stopped
-        }
-    }
-
-    func sleep(seconds: Double) {
-        let until = Date(timeIntervalSinceNow: max(0, seconds))
-        condition.withLock {
-            while !stopped && Date() < until { _ = condition.wait(until: until) }
-        }
-    }
-}
-
-extension ReceiptRefresher {
-    /// The refresher the configuration asks for, or nil (with the reason logged) when it is off, the store keeps
-    /// no schedule, or no app has a developer key.
-    static func make(configuration: Configuration, store: any StateStore, receiptRoots: [[UInt8]], logger: Logger) throws -> ReceiptRefresher? {
-        guard configuration.receipts.enabled else { return nil }
-        guard let schedule = store as? any ReceiptRefreshStore else {
-            logger.warning("receipts.enabled, but the state store keeps no refresh schedule: receipts are not refreshed")
-            return nil
-        }
-        let clients = try RiskMetricClients.make(projects: configuration.projects, apple: configuration.apple)
-        if clients.isEmpty {
-            logger.warning("receipts.enabled, but no app has a deviceCheck developer key to call Apple with")
-        }
-        return ReceiptRefresher(
-            store: schedule, projects: configuration.projects, clients: clients, receiptRoots: receiptRoots,
-            settings: configuration.receipts, logger: logger.with("component", "receipts"))
     }
 }
