@@ -29,6 +29,18 @@ enum SQLiteReceiptSchema {
             SELECT key_id, 0 FROM attested_keys WHERE receipt IS NOT NULL AND revoked = 0;
         """
 
+    /// Creates the table and triggers when absent, in a transaction of its own, after the registry's tables.
+    static func install(on connection: SQLiteConnection) throws(StoreError) {
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(StoreError) {
+            try connection.execute(create)
+            try connection.execute("COMMIT")
+        } catch {
+            if connection.inTransaction { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Takes revoked keys and keys without a receipt that are due out of the schedule, so they are not read again
     /// on every claim (a key that gets a receipt again comes back through the trigger). Parameters: now, limit.
     static let dropUnrefreshable = """

@@ -37,12 +37,12 @@ public final class SQLiteStateStore: StateStore {
         try connection.execute("BEGIN IMMEDIATE")
         do throws(StoreError) {
             try connection.execute(SQLiteSchema.create)
-            try connection.execute(SQLiteReceiptSchema.create)
             try connection.execute("COMMIT")
         } catch {
             if connection.inTransaction { try? connection.execute("ROLLBACK") }
             throw error
         }
+        try SQLiteReceiptSchema.install(on: connection)
         writer = SQLiteWriter(connection: connection, maxBatchSize: configuration.maxBatchSize)
         sweeper = SQLiteSweeper(writer: writer, clock: clock, batchSize: configuration.sweepBatchSize)
         readers = SQLiteReaderPool(path: configuration.path, busyTimeout: configuration.busyTimeoutMilliseconds)
