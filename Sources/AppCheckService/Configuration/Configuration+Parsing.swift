@@ -156,10 +156,10 @@ extension Configuration {
             verifier: verifier,
             trust: trust,
             admin: admin,
+            receipts: readReceipts(reader.object("receipts")),
             store: store,
             projects: projects,
-            apple: apple,
-            receipts: readReceipts(reader.object("receipts")))
+            apple: apple)
     }
 
     private static func readApp(_ app: JSONFieldReader, projectNumber: String, resolve: (String) -> String) -> App {

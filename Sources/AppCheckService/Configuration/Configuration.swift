@@ -14,12 +14,12 @@ public struct Configuration: Sendable {
     public var verifier: Verifier
     public var trust: Trust
     public var admin: Admin
+    /// The background receipt refresher (`Configuration+Receipts.swift`).
+    public var receipts: Receipts = Receipts()
     public var store: Store
     public var projects: [Project]
     /// Apple's DeviceCheck and risk-metric services: where they are and which CAs to trust.
     public var apple: AppleServices = AppleServices()
-    /// The background receipt refresher (`Configuration+Receipts.swift`).
-    public var receipts: Receipts = Receipts()
 
     /// `apple`: `{"deviceCheckURL": …, "riskMetricURL": …, "caBundle": …}`, every member optional.
     public struct AppleServices: Sendable {
