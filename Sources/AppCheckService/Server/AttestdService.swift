@@ -48,11 +48,11 @@ public final class AttestdService: Sendable {
             store: try StateStores.open(configuration.store, logger: logger),
             pool: pool,
             failures: failures)
+        let deviceCheck = try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)
+        self.deviceCheck = deviceCheck
         let receiptRefresher = try ReceiptRefresher.make(
             configuration: configuration, store: exchange.store, receiptRoots: receiptRoots, logger: logger)
         self.receiptRefresher = receiptRefresher
-        let deviceCheck = try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)
-        self.deviceCheck = deviceCheck
         let endpoints = EndpointTable.endpoints(.init(
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
             customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
@@ -64,13 +64,13 @@ public final class AttestdService: Sendable {
         registry.register(metrics)
         registry.register(failures)
         registry.register(deviceCheck.requests)
+        registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
+            Double(pool.queuedCount)
+        })
         if let receiptRefresher {
             registry.register(receiptRefresher.refreshes)
             registry.register(receiptRefresher.riskMetrics)
         }
-        registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
-            Double(pool.queuedCount)
-        })
         let router = ServiceRouter(
             endpoints: endpoints, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,
             registry: registry, health: health, logger: logger.with("component", "router"))
