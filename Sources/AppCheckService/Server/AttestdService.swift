@@ -63,14 +63,14 @@ public final class AttestdService: Sendable {
         let registry = MetricsRegistry()
         registry.register(metrics)
         registry.register(failures)
-        registry.register(deviceCheck.requests)
-        registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
-            Double(pool.queuedCount)
-        })
         if let receiptRefresher {
             registry.register(receiptRefresher.refreshes)
             registry.register(receiptRefresher.riskMetrics)
         }
+        registry.register(deviceCheck.requests)
+        registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
+            Double(pool.queuedCount)
+        })
         let router = ServiceRouter(
             endpoints: endpoints, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,
             registry: registry, health: health, logger: logger.with("component", "router"))
