@@ -13,6 +13,15 @@ public protocol ReceiptRefreshStore: Sendable {
     /// Records a refresh's outcome and releases the lease. Returns false, writing nothing, when `owner` no longer
     /// holds the key's lease (it ended and another claim took the key).
     func completeReceiptRefresh(_ completion: ReceiptRefreshCompletion) throws(StoreError) -> Bool
+
+    /// Adds the keys registered before the store kept a schedule (by an older attestd), due at once; keys already
+    /// scheduled keep their time. Idempotent; the refresher calls it once as it starts. Returns how many were added.
+    func scheduleUnscheduledKeys() throws(StoreError) -> Int
+}
+
+extension ReceiptRefreshStore {
+    /// Stores whose schedule is derived from the keys themselves, or filled when they open, have nothing to add.
+    public func scheduleUnscheduledKeys() throws(StoreError) -> Int { 0 }
 }
 
 /// A key whose receipt is to be posted to Apple now.

@@ -72,6 +72,12 @@ final class ReceiptRefresher: Sendable {
     }
 
     private func run() {
+        do {
+            let added = try store.scheduleUnscheduledKeys()
+            if added > 0 { logger.info("keys registered before the refresh schedule existed were added to it", [("keys", String(added))]) }
+        } catch {
+            logger.error("receipt refresher cannot add older keys to its schedule", [("error", error.description)])
+        }
         let interval = Double(settings.intervalMilliseconds) / 1000
         while !control.isStopped {
             let refreshed = round()

@@ -23,6 +23,22 @@ extension RedisScript {
         return claimed
         """)
 
+    /// KEYS[1] the schedule; ARGV cursor, match pattern, count. One SCAN step over the key hashes: each active key
+    /// with a receipt that is not scheduled is added, due at once. Returns {next cursor, added}.
+    static let scheduleUnscheduled = RedisScript(name: "receipt-backfill", source: """
+        local step = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', tonumber(ARGV[3]))
+        local added = 0
+        for _, name in ipairs(step[2]) do
+          if redis.call('TYPE', name).ok == 'hash' then
+            local record = redis.call('HMGET', name, 'receipt', 'revoked')
+            if record[1] and record[2] ~= '1' then
+              added = added + redis.call('ZADD', KEYS[1], 'NX', 0, name)
+            end
+          end
+        end
+        return {step[1], added}
+        """)
+
     /// KEYS[1] the schedule, KEYS[2] the key's hash; ARGV owner, next refresh, checked at, status, has receipt,
     /// receipt, has risk metric, risk metric. Returns 0 (nothing written) when the owner no longer holds the lease.
     static let completeReceiptRefresh = RedisScript(name: "receipt-complete", source: """

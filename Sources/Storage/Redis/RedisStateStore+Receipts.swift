@@ -19,6 +19,29 @@ extension RedisStateStore: ReceiptRefreshStore {
         return claims
     }
 
+    /// Walks the key hashes with SCAN, a thousand at a time, one script per step.
+    public func scheduleUnscheduledKeys() throws(StoreError) -> Int {
+        // The prefix is matched literally: glob characters in it are escaped.
+        var pattern: [UInt8] = []
+        for byte in key("key:", []) {
+            if [UInt8(ascii: "*"), UInt8(ascii: "?"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "\\")].contains(byte) {
+                pattern.append(UInt8(ascii: "\\"))
+            }
+            pattern.append(byte)
+        }
+        pattern.append(UInt8(ascii: "*"))
+        var cursor = "0"
+        var added = 0
+        repeat {
+            let reply = try evaluate(.scheduleUnscheduled, keys: [receiptScheduleKey], [cursor, pattern, 1_000])
+            guard case .array(let items) = reply, items.count == 2, let next = items[0].text, let count = items[1].integer
+            else { throw unexpected(reply, "receipt-backfill") }
+            cursor = next
+            added += Int(count)
+        } while cursor != "0"
+        return added
+    }
+
     public func completeReceiptRefresh(_ completion: ReceiptRefreshCompletion) throws(StoreError) -> Bool {
         let reply = try evaluate(.completeReceiptRefresh, keys: [receiptScheduleKey, key("key:", completion.keyID)], [
             completion.owner, completion.nextRefreshAt, completion.checkedAt, completion.status,
