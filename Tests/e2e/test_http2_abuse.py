@@ -361,22 +361,27 @@ def test_a_slowloris_request_is_cut_off_after_the_request_timeout(target: Target
 
 
 def test_thousands_of_idle_connections_are_held_cheaply_and_silent_ones_closed(target: Target) -> None:
-    silent: list[socket.socket] = []
-    idle: list[RawH2] = []
-
     def attack() -> None:
+        # 1000 connections that never speak and 1000 that send the preface and SETTINGS and then idle, opened
+        # over about a second (a storm of connects is a different attack, bounded by maxConnectionsPerAddress).
+        silent: list[socket.socket] = []
+        idle: list[RawH2] = []
         for index in range(1000):
             silent.append(connect(target.port, source=f"127.0.1.{index % 250 + 1}"))
             idle.append(RawH2(target.port, source=f"127.0.2.{index % 250 + 1}"))
+            if index % 50 == 49:
+                time.sleep(0.05)
         time.sleep(ADMISSION["handshakeTimeoutSeconds"] + 1.5)
+        for sock in silent:
+            sock.settimeout(2)
+            assert sock.recv(1) == b"", "a connection that never spoke was not closed"
+            sock.close()
+        for peer in idle:
+            peer.poll()
+            assert not peer.closed, "an idle HTTP/2 connection was closed before its idle timeout"
+            peer.close()
 
     under_attack(target, "2000 idle connections", attack, seconds=0)
-    for sock in silent:
-        sock.settimeout(2)
-        assert sock.recv(1) == b"", "a connection that never spoke was not closed"
-        sock.close()
-    for peer in idle:
-        peer.close()
 
 
 def test_half_open_and_half_closed_connections_are_released(target: Target) -> None:
