@@ -33,7 +33,7 @@ from h2raw import (
 )
 from wire import CHALLENGE_PATH, challenge_request, grpc_frame, grpc_headers
 
-BASELINE_SECONDS = 1.0
+BASELINE_SECONDS = 0.8
 ATTACK_SECONDS = 1.2
 P99_FLOOR_MS = 5.0
 ATTEMPTS = 3
@@ -44,9 +44,9 @@ ROUND_PAUSE_SECONDS = 0.02
 RSS_GROWTH_LIMIT_KB = 64 * 1024
 FRAME_BURST = 200
 ADMISSION = {
-    "handshakeTimeoutSeconds": 2,
-    "writeStallTimeoutSeconds": 2,
-    "requestTimeoutSeconds": 2,
+    "handshakeTimeoutSeconds": 1,
+    "writeStallTimeoutSeconds": 1,
+    "requestTimeoutSeconds": 1,
     "http2FrameBurst": FRAME_BURST,
     "http2FramesPerSecond": 100,
     "maxHeaderFields": 100,
