@@ -174,10 +174,24 @@ def grpc_request(peer: RawH2, stream_id: int) -> bytes:
 # -- floods: GOAWAY(ENHANCE_YOUR_CALM) -----------------------------------------------------------------------
 
 
+def header_blocks(port: int, count: int, path: str = "/healthz", method: str = "GET",
+                  extra: list[tuple[str, str]] | None = None) -> list[bytes]:
+    """`count` header blocks for consecutive requests on a fresh connection, encoded once (pure-Python HPACK is
+    slow enough that encoding per round would measure the attacker's CPU use more than the server's)."""
+    encoder = hpack.Encoder()
+    headers = [(":method", method), (":scheme", "http"), (":path", path), (":authority", f"127.0.0.1:{port}")]
+    return [encoder.encode(headers + (extra or [])) for _ in range(count)]
+
+
 def test_rapid_reset_is_cut_off_with_enhance_your_calm(target: Target) -> None:
+    blocks = header_blocks(target.port, 2 * FRAME_BURST)
+    payload = b"".join(
+        HeadersFrame(sid, data=block, flags=["END_HEADERS", "END_STREAM"]).serialize() + RawH2.rst(sid)
+        for sid, block in zip(range(1, 4 * FRAME_BURST, 2), blocks))
+
     def attack() -> None:
         peer = RawH2(target.port)
-        peer.send(b"".join(peer.headers(sid) + peer.rst(sid) for sid in range(1, 4 * FRAME_BURST, 2)))
+        peer.send(payload)
         expect_goaway(peer, ENHANCE_YOUR_CALM)
 
     under_attack(target, "rapid reset", attack)
@@ -415,11 +429,14 @@ def test_half_open_and_half_closed_connections_are_released(target: Target) -> N
 def test_streams_beyond_the_acknowledged_limit_are_a_protocol_error(target: Target) -> None:
     # Before the client acknowledges SETTINGS, excess streams are refused one by one (REFUSED_STREAM, see the
     # in-memory HTTPTests); once it has, exceeding the limit is a connection error.
+    blocks = header_blocks(target.port, 150, CHALLENGE_PATH, "POST", [("content-type", "application/grpc")])
+    payload = b"".join(HeadersFrame(sid, data=block, flags=["END_HEADERS"]).serialize()
+                       for sid, block in zip(range(1, 301, 2), blocks))
+
     def attack() -> None:
         peer = RawH2(target.port)
         peer.pump(0.1)  # the server's SETTINGS arrive and are acknowledged
-        peer.send(b"".join(peer.headers(sid, CHALLENGE_PATH, end_stream=False, method="POST",
-                                        extra=[("content-type", "application/grpc")]) for sid in range(1, 301, 2)))
+        peer.send(payload)
         expect_goaway(peer, PROTOCOL_ERROR)
 
     under_attack(target, "streams beyond the limit", attack)

@@ -90,8 +90,8 @@ final class HTTP2Session {
     /// Feeds received bytes to nghttp2, then hands completed requests to the handler.
     func receive(_ bytes: UnsafeRawBufferPointer) {
         guard !failed, let base = bytes.baseAddress else { return }
-        // Fed a frame's worth at a time, so that once the peer is cut off the rest of a read is not decoded
-        // (an HPACK bomb costs far more to decode than to send).
+        // Fed a few KiB at a time, so that once the peer is cut off the rest of a read is not decoded (an HPACK
+        // bomb or a rapid-reset burst costs far more to process than to send).
         var offset = 0
         while offset < bytes.count, !failed, !cutOff {
             let count = min(Self.receiveChunk, bytes.count - offset)
@@ -101,7 +101,7 @@ final class HTTP2Session {
         dispatchCompleted()
     }
 
-    private static let receiveChunk = 16 * 1024 + 9
+    private static let receiveChunk = 4 * 1024
 
     private func feed(_ bytes: UnsafePointer<UInt8>, count: Int) {
         let consumed = nghttp2_session_mem_recv(session, bytes, count)
