@@ -35,7 +35,7 @@ extension Configuration {
     private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
         reader.rejectUnknownKeys(except: [
             "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "tokens", "verifier",
-            "trust", "admin", "store", "projects", "apple",
+            "trust", "admin", "store", "projects", "apple", "gateway",
         ])
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
 
@@ -158,7 +158,8 @@ extension Configuration {
             admin: admin,
             store: store,
             projects: projects,
-            apple: apple)
+            apple: apple,
+            gateway: readGateway(reader.object("gateway"), projects: projects))
     }
 
     private static func readApp(_ app: JSONFieldReader, projectNumber: String, resolve: (String) -> String) -> App {

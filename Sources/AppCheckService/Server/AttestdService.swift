@@ -47,25 +47,34 @@ public final class AttestdService: Sendable {
             store: try StateStores.open(configuration.store, logger: logger),
             pool: pool,
             failures: failures)
+        let gateway = GatewayAuthorizer.project(configuration.gateway, projects: configuration.projects).map { project in
+            GatewayAuthorizer(configuration: configuration.gateway, project: project, apps: apps,
+                              verifier: exchange.tokenVerifier, store: exchange.store, pool: pool,
+                              logger: logger.with("component", "gateway"))
+        }
         let deviceCheck = try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)
         self.deviceCheck = deviceCheck
         let endpoints = EndpointTable.endpoints(.init(
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
             customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
             admin: AdminCredential(tokenHashes: configuration.admin.tokenHashes),
-            deviceCheck: deviceCheck))
+            deviceCheck: deviceCheck, gateway: gateway))
 
-        let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics"])
+        let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics", ServiceRouter.authRequestMethod])
         let registry = MetricsRegistry()
         registry.register(metrics)
         registry.register(failures)
         registry.register(deviceCheck.requests)
+        if let gateway {
+            registry.register(gateway.metrics.decisions)
+            registry.register(gateway.metrics.cacheHits)
+        }
         registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
             Double(pool.queuedCount)
         })
         let router = ServiceRouter(
             endpoints: endpoints, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,
-            registry: registry, health: health, logger: logger.with("component", "router"))
+            registry: registry, health: health, logger: logger.with("component", "router"), gateway: gateway)
 
         var http = HTTPServerConfiguration(
             listeners: configuration.listeners.map { listener in

@@ -11,11 +11,13 @@ enum EndpointTable {
         let customTokenVerifiers: [String: CustomTokenVerifier]
         let admin: AdminCredential
         let deviceCheck: DeviceCheckClients
+        let gateway: GatewayAuthorizer?
     }
 
     static func endpoints(_ dependencies: Dependencies) -> [RPCEndpoint] {
         let exchange = dependencies.exchange
-        return AppCheckRPC.allCases.map { rpc in
+        let gateway = dependencies.gateway.map { [EnvoyCheckHandler.endpoint($0)] } ?? []
+        return gateway + AppCheckRPC.allCases.map { rpc in
             switch rpc {
             case .generateAppAttestChallenge:
                 RPCEndpoint(rpc.method, GenerateChallengeHandler(apps: exchange.apps, challenges: exchange.challenges))
