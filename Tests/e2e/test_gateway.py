@@ -339,4 +339,7 @@ def test_ext_authz_in_monitor_mode_allows_and_counts(gateway: Gateway) -> None:
     before = gateway.decisions(1, "beta", "", "would_deny", "missingToken")
     response = check(gateway, 1, None, path="/api/beta/x")
     assert response.status.code == 0
+    # Nothing vouched for: identity headers a client sent are stripped, none are added.
+    assert not response.ok_response.headers
+    assert set(response.ok_response.headers_to_remove) == {"x-attestd-app-id", "x-attestd-token-id"}
     assert gateway.decisions(1, "beta", "", "would_deny", "missingToken") == before + 1

@@ -36,9 +36,12 @@ public struct EnvoyCheckResponse: ProtoMessage, Sendable {
     public struct OK: Sendable, Hashable {
         /// Headers set on the request before it goes upstream.
         public var headers: [EnvoyHeaderValueOption]
+        /// Headers removed from the request before it goes upstream.
+        public var headersToRemove: [String]
 
-        public init(headers: [EnvoyHeaderValueOption] = []) {
+        public init(headers: [EnvoyHeaderValueOption] = [], headersToRemove: [String] = []) {
             self.headers = headers
+            self.headersToRemove = headersToRemove
         }
     }
 }
@@ -114,9 +117,11 @@ extension EnvoyCheckResponse.OK: CBackedMessage {
 
     init(reading message: MessageReader) throws(GRPCStatus) {
         headers = try message.messages(2, as: EnvoyHeaderValueOption.self)
+        headersToRemove = try message.strings(5)
     }
 
     func write(to message: MessageWriter) {
         message.messages(2, headers)
+        message.strings(5, headersToRemove)
     }
 }

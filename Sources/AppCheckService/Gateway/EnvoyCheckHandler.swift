@@ -28,8 +28,12 @@ struct EnvoyCheckHandler: UnaryHandler {
         gateway.authorize(gatewayRequest, deadlineNanos: context.deadlineNanos, requestID: { context.requestID }) { decision in
             switch decision {
             case .allow(let headers):
-                reply.succeed(EnvoyCheckResponse(
-                    statusCode: 0, ok: .init(headers: headers.map { EnvoyHeaderValueOption($0.0, $0.1) })))
+                // Without a verified token (monitor mode), whatever the client sent under the identity headers'
+                // names is removed rather than passed upstream as if attestd had vouched for it.
+                let identity = [configuration.appIDHeader, configuration.tokenIDHeader]
+                reply.succeed(EnvoyCheckResponse(statusCode: 0, ok: .init(
+                    headers: headers.map { EnvoyHeaderValueOption($0.0, $0.1) },
+                    headersToRemove: headers.isEmpty ? identity : [])))
             case .deny(let denial):
                 reply.succeed(EnvoyCheckResponse(
                     statusCode: Int32(denial.status.code.rawValue), statusMessage: denial.status.message,
