@@ -24,6 +24,7 @@ import pytest
 import envoy_stubs
 from attestd_server import DEBUG_TOKEN, AttestdServer, base_config, free_ports
 from checks import scrape
+from curl import curl
 from exchange import RestExchange, grpc_channel
 from nginx_server import Nginx, nginx_binary
 from wire import APP_ID, APP_NAME, PROJECT_NUMBER
@@ -263,6 +264,17 @@ def test_the_authz_endpoint_answers_directly_with_the_identity_headers(gateway: 
         assert response.status == 405
     finally:
         connection.close()
+
+
+def test_the_authz_endpoint_answers_over_http2_too(gateway: Gateway) -> None:
+    url = f"http://127.0.0.1:{gateway.nodes[1].h2c_port}/v1/authz"
+    allowed = curl([url], ["--http2-prior-knowledge", "-H", f"{TOKEN_HEADER}: {gateway.token()}",
+                           "-H", "X-Original-URI: /api/items"]).only
+    assert allowed.status == 200
+    assert allowed.headers["x-attestd-app-id"] == APP_ID
+    refused = curl([url], ["--http2-prior-knowledge", "-X", "POST", "-H", "X-Original-URI: /api/items"]).only
+    assert refused.status == 401
+    assert error_status(refused.body) == (401, "UNAUTHENTICATED")
 
 
 # ---- Envoy ext_authz ---------------------------------------------------------------------------------------------
