@@ -85,8 +85,10 @@ struct GatewayAuthorizerTests {
         #expect(headers?["x-attestd-token-id"]?.isEmpty == false)
         #expect(gateway.cache.count == 1)
         #expect(allowedHeaders(decide(token)) == headers)
-        #expect(gateway.metrics.cacheHits.value(["hit"]) == 1)
-        #expect(gateway.metrics.cacheHits.value(["miss"]) == 1)
+        #expect(gateway.cache.hitsAndMisses == (hits: 1, misses: 1))
+        var text = ""
+        gateway.cache.render(into: &text)
+        #expect(text.contains("attestd_gateway_token_cache_total{result=\"hit\"} 1\n"))
         #expect(gateway.metrics.decisions.value(["default", Self.appID, "allowed", ""]) == 2)
     }
 
@@ -98,6 +100,8 @@ struct GatewayAuthorizerTests {
         let garbage = denial(decide("a.b.c"))
         #expect(garbage?.reason == "tokenMalformed")
         #expect(garbage?.httpStatus == 403)
+        // Signed by us, but for an app this gateway's project does not have: refused, and never cached.
+        #expect(denial(decide(Self.token(app: "1:123456789012:ios:00000000000000aa")))?.reason == "unknownApp")
         #expect(gateway.cache.count == 0)
     }
 

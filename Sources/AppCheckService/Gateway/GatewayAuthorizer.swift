@@ -45,15 +45,13 @@ final class GatewayAuthorizer: Sendable {
     /// Decides about `request` and calls `done` exactly once, on this thread or on a verifier thread.
     func authorize(_ request: GatewayRequest, deadlineNanos: UInt64?, requestID: @escaping @Sendable () -> String,
                    done: @escaping @Sendable (GatewayDecision) -> Void) {
-        let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        let route = routes.route(method: request.method.uppercased(), path: path, name: request.routeName)
+        let route = routes.route(method: request.method, path: request.path, name: request.routeName)
         guard let token = request.token, !token.isEmpty else {
             done(conclude(route, token: nil, .missingToken, requestID: requestID))
             return
         }
         let digest = TokenDigest(token: token)
         let cached = cache.lookup(digest, now: Self.now())
-        metrics.cacheHits.increment([cached == nil ? "miss" : "hit"])
         if let cached, !route.limitedUse {
             done(decide(route, cached, requestID: requestID))
             return
@@ -71,6 +69,11 @@ final class GatewayAuthorizer: Sendable {
                         done(conclude(route, token: nil, .refused(error.reason), requestID: requestID))
                         return
                     }
+                    // Only tokens of the project's configured apps are cached, so a cache hit needs no app lookup.
+                    guard (try? apps.app(named: "projects/\(verified.projectNumber)/apps/\(verified.appID)")) != nil else {
+                        done(conclude(route, token: verified, .refused("unknownApp"), requestID: requestID))
+                        return
+                    }
                     cache.insert(digest, verified)
                 }
                 done(decide(route, verified, requestID: requestID))
@@ -84,13 +87,10 @@ final class GatewayAuthorizer: Sendable {
         }
     }
 
-    /// The decision about a verified token on `route`: its app allowed, and, on a limited-use route, consumed now
-    /// (a store call, so only ever made on a verifier thread).
+    /// The decision about a verified token of a configured app on `route`: the app allowed there, and, on a
+    /// limited-use route, the token consumed now (a store call, so only ever made on a verifier thread).
     private func decide(_ route: Configuration.GatewayRoute, _ token: VerifiedAppCheckToken,
                         requestID: @escaping @Sendable () -> String) -> GatewayDecision {
-        guard (try? apps.app(named: "projects/\(token.projectNumber)/apps/\(token.appID)")) != nil else {
-            return conclude(route, token: token, .refused("unknownApp"), requestID: requestID)
-        }
         guard route.apps.isEmpty || route.apps.contains(token.appID) else {
             return conclude(route, token: token, .refused("appNotAllowed"), requestID: requestID)
         }

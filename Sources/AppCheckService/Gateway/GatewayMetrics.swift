@@ -8,10 +8,6 @@ struct GatewayMetrics: Sendable {
         name: "attestd_gateway_decisions_total",
         help: "Gateway checks by route, app, decision (allowed, denied, would_deny) and reason.",
         labelNames: ["route", "app", "decision", "reason"])
-    let cacheHits = CounterFamily(
-        name: "attestd_gateway_token_cache_total",
-        help: "Gateway token lookups in the verified-token cache, by result (hit, miss).",
-        labelNames: ["result"])
 
     func allowed(route: String, app: String) { decisions.increment([route, app, "allowed", ""]) }
     func denied(route: String, app: String, reason: String) { decisions.increment([route, app, "denied", reason]) }

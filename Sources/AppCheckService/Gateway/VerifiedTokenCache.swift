@@ -1,3 +1,4 @@
+import Observability
 import Synchronization
 import Tokens
 
@@ -8,7 +9,10 @@ import Tokens
 /// size, and a lookup locks one shard only, for a hash probe and two link updates, so event loops can consult it
 /// without blocking each other for long. An entry found expired is a miss (it is then overwritten or evicted).
 /// It knows nothing about consumption: limited-use routes consult the state store every time.
-final class VerifiedTokenCache: Sendable {
+///
+/// It is also the metric family `attestd_gateway_token_cache_total{result}` (hit, miss), counted under the shard
+/// lock a lookup takes anyway.
+final class VerifiedTokenCache: Sendable, MetricFamily {
     private let shards: [ShardBox]
     let capacity: Int
 
@@ -35,6 +39,22 @@ final class VerifiedTokenCache: Sendable {
     /// Entries held (expired ones included until they are evicted or overwritten).
     var count: Int { shards.reduce(0) { total, shard in total + shard.state.withLock { $0.count } } }
 
+    /// Lookups that found a live token, and lookups that did not (a disabled cache counts nothing).
+    var hitsAndMisses: (hits: Int, misses: Int) {
+        shards.reduce((0, 0)) { total, shard in
+            let counts = shard.state.withLock { ($0.hits, $0.misses) }
+            return (total.0 + counts.0, total.1 + counts.1)
+        }
+    }
+
+    func render(into output: inout String) {
+        let (hits, misses) = hitsAndMisses
+        output += "# HELP attestd_gateway_token_cache_total Gateway lookups in the verified-token cache, by result.\n"
+        output += "# TYPE attestd_gateway_token_cache_total counter\n"
+        output += "attestd_gateway_token_cache_total{result=\"hit\"} \(hits)\n"
+        output += "attestd_gateway_token_cache_total{result=\"miss\"} \(misses)\n"
+    }
+
     private func shard(_ digest: TokenDigest) -> ShardBox {
         shards[Int(truncatingIfNeeded: digest.d % UInt64(shards.count))]
     }
@@ -54,6 +74,8 @@ final class VerifiedTokenCache: Sendable {
         }
 
         let capacity: Int
+        private(set) var hits = 0
+        private(set) var misses = 0
         private var slots: [TokenDigest: Int] = [:]
         private var entries: [Entry] = []
         /// Most and least recently used slots; -1 when empty.
@@ -69,8 +91,11 @@ final class VerifiedTokenCache: Sendable {
         var count: Int { entries.count }
 
         mutating func lookup(_ digest: TokenDigest, now: Int64) -> VerifiedAppCheckToken? {
-            guard let slot = slots[digest] else { return nil }
-            guard now < entries[slot].token.expiresAt else { return nil }
+            guard let slot = slots[digest], now < entries[slot].token.expiresAt else {
+                misses += 1
+                return nil
+            }
+            hits += 1
             touch(slot)
             return entries[slot].token
         }

@@ -67,7 +67,7 @@ public final class AttestdService: Sendable {
         registry.register(deviceCheck.requests)
         if let gateway {
             registry.register(gateway.metrics.decisions)
-            registry.register(gateway.metrics.cacheHits)
+            registry.register(gateway.cache)
         }
         registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
             Double(pool.queuedCount)
