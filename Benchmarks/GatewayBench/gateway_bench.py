@@ -187,7 +187,7 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=16)
     parser.add_argument("--h2load-threads", type=int, default=1)
     args = parser.parse_args()
-    binary = Path(args.bin)
+    binary = Path(args.bin).resolve()
     if not binary.exists():
         raise SystemExit(f"gateway-bench: {binary} not found (swift build -c release --product attestd)")
     for tool in ("h2load", "curl", "openssl"):
