@@ -119,16 +119,15 @@ final class GatewayAuthorizer: Sendable {
         }
         switch route.mode {
         case .monitor:
+            // Debug, not info: in a rollout most of a route's traffic may be would-deny; the metric is what to watch.
             metrics.wouldDeny(route: route.name, app: app, reason: denial.reason)
-            logger.info("gateway would deny", [("requestId", requestID()), ("route", route.name), ("app", app),
-                                               ("reason", denial.reason)])
+            logger.debug("gateway would deny", [("requestId", requestID()), ("route", route.name), ("app", app),
+                                                ("reason", denial.reason)])
             return .allow(headers: headers)
         case .enforce:
             metrics.denied(route: route.name, app: app, reason: denial.reason)
-            if logger.isEnabled(.debug) {
-                logger.debug("gateway denied", [("requestId", requestID()), ("route", route.name), ("app", app),
-                                                ("reason", denial.reason)])
-            }
+            logger.debug("gateway denied", [("requestId", requestID()), ("route", route.name), ("app", app),
+                                            ("reason", denial.reason)])
             return .deny(denial)
         }
     }

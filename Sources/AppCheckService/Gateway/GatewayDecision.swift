@@ -1,6 +1,5 @@
 import GRPC
 import HTTP
-import Tokens
 
 /// What the gateway answers about one request: let it through (with the identity headers for the upstream), or
 /// refuse it with an HTTP status and a body in Google's error shape.
