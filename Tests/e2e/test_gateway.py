@@ -117,7 +117,7 @@ def start_upstream() -> tuple[Upstream, ThreadingHTTPServer]:
             self.end_headers()
             self.wfile.write(body)
 
-        do_GET = do_POST = _answer
+        do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _answer
 
         def log_message(self, *args) -> None:  # quiet
             pass
@@ -207,6 +207,14 @@ def test_a_valid_token_reaches_the_upstream_with_the_verified_app_id(gateway: Ga
         status, _, reached = gateway.through_nginx("/api/items?page=2", token, via=via)
         assert status == 200 and reached is not None and reached["x-attestd-app-id"] == APP_ID
     assert gateway.decisions(0, "default", APP_ID, "allowed", "") >= 2
+
+
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH"])
+def test_every_method_of_the_original_request_is_checked(gateway: Gateway, method: str) -> None:
+    # nginx makes its auth subrequest with a method of its own choosing: whatever it is, attestd must answer it.
+    assert gateway.through_nginx("/api/items", None, method=method)[0] == 401
+    status, _, reached = gateway.through_nginx("/api/items", gateway.token(), method=method)
+    assert status == 200 and reached is not None and reached["x-attestd-app-id"] == APP_ID
 
 
 def test_a_route_for_another_app_refuses_the_token_with_403(gateway: Gateway) -> None:
