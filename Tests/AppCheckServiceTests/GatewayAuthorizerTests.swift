@@ -112,7 +112,7 @@ struct GatewayAuthorizerTests {
         #expect(allowedHeaders(decide(Self.token(app: Self.otherAppID), path: "/other/x")) != nil)
     }
 
-    @Test("consumes a token on a limited-use route once, even when the cache knows it")
+    @Test("consumes a limited-use token on a limited-use route once, even when the cache knows it, and refuses a session token there")
     func limitedUse() {
         defer { pool.shutdown() }
         let token = Self.token(lifetime: .limitedUse)
@@ -122,6 +122,10 @@ struct GatewayAuthorizerTests {
         #expect(denial(decide(token, path: "/x", route: "redeem"))?.reason == "alreadyConsumed")
         // GET is not covered by the POST-only route: the default route does not consume.
         #expect(allowedHeaders(decide(token, method: "GET", path: "/redeem")) != nil)
+        // A session token is not spent on a limited-use route: refused, and still good elsewhere.
+        let session = Self.token()
+        #expect(denial(decide(session, method: "POST", path: "/redeem"))?.reason == "notLimitedUse")
+        #expect(allowedHeaders(decide(session, path: "/items")) != nil)
     }
 
     @Test("in monitor mode, lets a refused request through without identity headers and counts it")

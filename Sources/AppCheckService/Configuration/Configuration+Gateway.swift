@@ -49,8 +49,8 @@ extension Configuration {
         /// App ids allowed; empty allows every app of the project.
         public var apps: Set<String>
         public var mode: Mode
-        /// The token must be fresh: consumed on first use, cluster-wide through the state store (replay protection
-        /// for redeem, claim, submit-score calls), refused the second time.
+        /// The token must be a limited-use token (5 minutes) and is consumed on first use, cluster-wide through the
+        /// state store (replay protection for redeem, claim, submit-score calls): refused the second time.
         public var limitedUse: Bool
 
         public init(name: String, methods: Set<String> = [], pathPrefix: String? = nil, apps: Set<String> = [],

@@ -5,7 +5,8 @@ import Tokens
 
 /// Decides whether a request may pass the gateway: the App Check token from its headers is verified (signature
 /// against attestd's own current keys, `exp`, `iss`, `aud` naming the project), its app must be allowed by the
-/// request's route policy, and, on limited-use routes, the token is consumed once, cluster-wide. Shared by the
+/// request's route policy, and, on limited-use routes, the token must be a limited-use one and is consumed once,
+/// cluster-wide. Shared by the
 /// Envoy ext_authz handler and nginx's auth_request endpoint.
 ///
 /// Threading: `authorize` is called on an event loop. A token found in the verified-token cache, on a route that
@@ -95,6 +96,11 @@ final class GatewayAuthorizer: Sendable {
             return conclude(route, token: token, .refused("appNotAllowed"), requestID: requestID)
         }
         if route.limitedUse {
+            // A limited-use token lives 5 minutes and a session token at least 30: only the former is meant to be
+            // spent, so a session token (which the client would need again) is refused here rather than burnt.
+            guard token.expiresAt - token.issuedAt <= TokenLifetime.limitedUse.seconds else {
+                return conclude(route, token: token, .refused("notLimitedUse"), requestID: requestID)
+            }
             do {
                 guard try store.consumeToken(token.jti, expiresAt: token.expiresAt) else {
                     return conclude(route, token: token, .refused("alreadyConsumed"), requestID: requestID)
