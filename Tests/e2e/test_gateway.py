@@ -355,6 +355,17 @@ def test_ext_authz_consumes_a_limited_use_token_once_on_a_route_named_by_context
                             grpc.StatusCode.PERMISSION_DENIED.value[0], "PERMISSION_DENIED")
 
 
+def test_the_request_metrics_name_the_gateway_methods(gateway: Gateway) -> None:
+    check(gateway, 0, gateway.token())
+    gateway.through_nginx("/api/items", gateway.token())
+    samples = scrape(gateway.nodes[0].h2c_port)
+    answered = {name for name, value in samples.items() if name.startswith("attestd_requests_total{") and value > 0}
+    assert any('method="AuthorizationCheck"' in name and 'code="OK"' in name for name in answered), answered
+    assert any('method="AuthRequest"' in name and 'code="OK"' in name for name in answered), answered
+    # The second check of the same token was answered from the cache.
+    assert samples.get('attestd_gateway_token_cache_total{result="hit"}', 0) > 0
+
+
 def test_ext_authz_in_monitor_mode_allows_and_counts(gateway: Gateway) -> None:
     before = gateway.decisions(1, "beta", "", "would_deny", "missingToken")
     response = check(gateway, 1, None, path="/api/beta/x")

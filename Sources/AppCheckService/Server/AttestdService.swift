@@ -52,6 +52,7 @@ public final class AttestdService: Sendable {
                               verifier: exchange.tokenVerifier, store: exchange.store, pool: pool,
                               logger: logger.with("component", "gateway"))
         }
+        if gateway == nil { logger.warning("gateway not served: several projects and no gateway.project") }
         let deviceCheck = try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)
         self.deviceCheck = deviceCheck
         let endpoints = EndpointTable.endpoints(.init(
