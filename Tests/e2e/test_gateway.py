@@ -22,6 +22,7 @@ import jwt
 import pytest
 
 import envoy_stubs
+import protos
 from attestd_server import DEBUG_TOKEN, AttestdServer, base_config, free_ports
 from checks import scrape
 from curl import curl
@@ -364,6 +365,14 @@ def test_the_request_metrics_name_the_gateway_methods(gateway: Gateway) -> None:
     assert any('method="AuthRequest"' in name and 'code="OK"' in name for name in answered), answered
     # The second check of the same token was answered from the cache.
     assert samples.get('attestd_gateway_token_cache_total{result="hit"}', 0) > 0
+
+
+def test_the_health_service_knows_the_authorization_service(gateway: Gateway) -> None:
+    # Envoy's gRPC health check of the ext_authz cluster may name the service it calls.
+    request = protos.message("grpc.health.v1.HealthCheckRequest")(service="envoy.service.auth.v3.Authorization")
+    with grpc_channel(gateway.nodes[0].h2c_port) as channel:
+        response = protos.stub("grpc.health.v1.Health", channel).Check(request, timeout=10)
+    assert response.status == protos.enum_value("grpc.health.v1.HealthCheckResponse.ServingStatus", "SERVING")
 
 
 def test_ext_authz_in_monitor_mode_allows_and_counts(gateway: Gateway) -> None:

@@ -36,7 +36,8 @@ enum EndpointTable {
                 RPCEndpoint(rpc.method, JWKSHandler(keys: dependencies.signingKeys),
                             restHeaders: [("cache-control", "public, max-age=21600")])
             case .healthCheck:
-                RPCEndpoint(rpc.method, HealthCheckHandler(health: dependencies.health, services: servedServices))
+                RPCEndpoint(rpc.method, HealthCheckHandler(
+                    health: dependencies.health, services: servedServices.union(gateway.map(\.method.path.service))))
             case .exchangeSafetyNetToken, .exchangeRecaptchaV3Token, .exchangeRecaptchaEnterpriseToken,
                  .generatePlayIntegrityChallenge, .exchangePlayIntegrityToken:
                 .unimplemented(rpc.method, reason: "\(rpc.rawValue) is not served: attestd serves Apple's providers only.")
