@@ -4,7 +4,9 @@ does. google/rpc/status.proto comes from googleapis-common-protos, as in Envoy's
 
 from __future__ import annotations
 
+import atexit
 import importlib
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -20,6 +22,7 @@ def _generate() -> None:
     if _modules:
         return
     output = Path(tempfile.mkdtemp(prefix="envoy-stubs-"))
+    atexit.register(shutil.rmtree, output, ignore_errors=True)
     protos = sorted(str(path.relative_to(SOURCES)) for path in SOURCES.rglob("*.proto"))
     include_well_known = Path(protoc.__file__).resolve().parent / "_proto"
     include_googleapis = Path(google.rpc.status_pb2.__file__).resolve().parents[2]
