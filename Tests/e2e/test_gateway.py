@@ -210,6 +210,14 @@ def test_a_valid_token_reaches_the_upstream_with_the_verified_app_id(gateway: Ga
     assert gateway.decisions(0, "default", APP_ID, "allowed", "") >= 2
 
 
+def test_a_client_cannot_name_a_laxer_route_itself(gateway: Gateway) -> None:
+    # `beta` is in monitor mode: naming it must not let a request without a token through.
+    status, _, reached = gateway.through_nginx("/api/items", headers={"X-Attestd-Route": "beta"})
+    assert status == 401 and reached is None
+    response = check(gateway, 0, None, path="/api/items", extra_headers={"x-attestd-route": "beta"})
+    assert response.status.code == grpc.StatusCode.UNAUTHENTICATED.value[0]
+
+
 @pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH"])
 def test_every_method_of_the_original_request_is_checked(gateway: Gateway, method: str) -> None:
     # nginx makes its auth subrequest with a method of its own choosing: whatever it is, attestd must answer it.
@@ -295,11 +303,11 @@ def test_the_authz_endpoint_answers_over_http2_too(gateway: Gateway) -> None:
 
 
 def check(gateway: Gateway, node: int, token: str | None, path: str = "/api/items", method: str = "GET",
-          route: str | None = None):
+          route: str | None = None, extra_headers: dict[str, str] | None = None):
     """envoy.service.auth.v3.Authorization/Check as Envoy's ext_authz filter calls it."""
     external_auth = envoy_stubs.module("external_auth_pb2")
     attribute_context = envoy_stubs.module("attribute_context_pb2")
-    headers = {":authority": "api.example.com", "user-agent": "test"}
+    headers = {":authority": "api.example.com", "user-agent": "test", **(extra_headers or {})}
     if token is not None:
         headers[TOKEN_HEADER.lower()] = token
     context = attribute_context.AttributeContext(

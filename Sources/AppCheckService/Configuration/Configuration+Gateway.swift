@@ -12,8 +12,10 @@ extension Configuration {
         public var appIDHeader: String = "x-attestd-app-id"
         /// Set upstream to the verified token's id (`jti`).
         public var tokenIDHeader: String = "x-attestd-token-id"
-        /// A header naming the route policy to apply, sent by the sidecar (Envoy can also name it in the route's
-        /// `context_extensions` under `attestd_route`); it wins over method and path matching.
+        /// A header naming the route policy to apply, on nginx's auth_request subrequest; it wins over method and
+        /// path matching. nginx must set it (or clear it) itself, so that a client's header of that name never
+        /// reaches attestd. Envoy names a route in its configuration instead (the context extension
+        /// `attestd_route`), and this header is not read from Envoy's checks.
         public var routeHeader: String = "x-attestd-route"
         /// The path nginx's `auth_request` subrequest goes to.
         public var authRequestPath: String = "/v1/authz"

@@ -21,9 +21,11 @@ struct EnvoyCheckHandler: UnaryHandler {
     func handle(_ request: EnvoyCheckRequest, context: RPCContext, reply: RPCReply<EnvoyCheckResponse>) {
         let http = request.attributes.http
         let configuration = gateway.configuration
+        // The route is named only by Envoy's own configuration (a per-route context extension), never by a request
+        // header: `headers` are the client's, and a client must not pick a laxer policy (a monitor-mode route).
         let gatewayRequest = GatewayRequest(
             method: http.method, path: http.path,
-            routeName: request.attributes.contextExtensions[Self.routeExtension] ?? http.headers[configuration.routeHeader],
+            routeName: request.attributes.contextExtensions[Self.routeExtension],
             token: http.headers[configuration.tokenHeader])
         gateway.authorize(gatewayRequest, deadlineNanos: context.deadlineNanos, requestID: { context.requestID }) { decision in
             switch decision {
