@@ -25,6 +25,18 @@ struct GatewayPiecesTests {
         #expect(table.route(method: "POST", path: "/v1/redeem", name: "nonexistent").name == "redeem")
     }
 
+    @Test("resolves the path as a server would before matching prefixes, so a route cannot be dodged")
+    func dodges() {
+        for path in ["/v1/redeem", "/v1/x/../redeem", "//v1//redeem", "/v1/./redeem/", "/v1/%72edeem", "/v1%2Fredeem",
+                     "/v1/redeem?x=/v2", "/x/../../v1/redeem#f"] {
+            #expect(table.route(method: "POST", path: path, name: nil).name == "redeem", "\(path)")
+        }
+        #expect(GatewayPath.normalized("/a/b/../c/./d/") == "/a/c/d/")
+        #expect(GatewayPath.normalized("") == "/")
+        #expect(GatewayPath.normalized("/%zz/%4") == "/%zz/%4")
+        #expect(GatewayPath.normalized("/caf%C3%A9") == "/café")
+    }
+
     static func token(_ id: String, expiresAt: Int64) -> VerifiedAppCheckToken {
         VerifiedAppCheckToken(appID: "app", projectNumber: "1", audience: [], jti: id, kid: "k", issuedAt: 0, expiresAt: expiresAt)
     }

@@ -248,9 +248,10 @@ def test_a_limited_use_route_takes_a_token_once_across_both_nodes(gateway: Gatew
     assert gateway.through_nginx("/api/redeem", second, method="POST", via=0)[0] == 403
     # The route is POST only: a GET under the same prefix falls under the default route, which does not consume.
     assert gateway.through_nginx("/api/redeem", second, method="GET", via=0)[0] == 200
-    # A session token is not a limited-use token: refused there, not spent.
+    # A session token is not a limited-use token: refused there, not spent, however the path is spelt.
     session = gateway.token()
-    assert gateway.through_nginx("/api/redeem", session, method="POST")[0] == 403
+    for spelling in ("/api/redeem", "/api//redeem", "/api/items/../redeem", "/api/%72edeem"):
+        assert gateway.through_nginx(spelling, session, method="POST")[0] == 403, spelling
     assert gateway.decisions(0, "redeem", APP_ID, "denied", "notLimitedUse") >= 1
     assert gateway.through_nginx("/api/items", session)[0] == 200
 

@@ -12,12 +12,12 @@ struct GatewayRouteTable: Sendable {
 
     /// The route `name` selects when it names one; else the first whose methods and path prefix match; else the
     /// default route. An unknown name falls back to matching, so a misspelt name cannot weaken a path's policy.
-    /// `path` is the request target: a query after `?` is not part of the path a prefix matches. `method` is
-    /// compared as HTTP methods are, case-sensitively (they are upper case).
+    /// `path` is the request target, resolved first (``GatewayPath``). `method` is compared as HTTP methods are,
+    /// case-sensitively (they are upper case).
     func route(method: String, path: String, name: String?) -> Configuration.GatewayRoute {
         if let name, let route = byName[name] { return route }
-        let path = path.utf8.contains(UInt8(ascii: "?"))
-            ? Substring(path.prefix { $0 != "?" }) : Substring(path)
+        guard !routes.isEmpty else { return fallback }
+        let path = GatewayPath.normalized(path)
         for route in routes {
             guard let prefix = route.pathPrefix, path.hasPrefix(prefix) else { continue }
             if route.methods.isEmpty || route.methods.contains(method) { return route }
