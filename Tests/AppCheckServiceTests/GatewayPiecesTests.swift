@@ -33,6 +33,8 @@ struct GatewayPiecesTests {
         }
         #expect(GatewayPath.normalized("/a/b/../c/./d/") == "/a/c/d/")
         #expect(GatewayPath.normalized("") == "/")
+        #expect(GatewayPath.normalized("/plain/path.json") == "/plain/path.json")
+        #expect(GatewayPath.normalized("relative/x") == "/relative/x")
         #expect(GatewayPath.normalized("/%zz/%4") == "/%zz/%4")
         #expect(GatewayPath.normalized("/caf%C3%A9") == "/café")
     }

@@ -7,6 +7,7 @@
 /// can only select a stricter policy, never a laxer one.
 enum GatewayPath {
     static func normalized(_ target: String) -> String {
+        if isPlain(target) { return target }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(target.utf8.count)
         var input = target.utf8[...]
@@ -36,6 +37,21 @@ enum GatewayPath {
         // A trailing slash is kept (`/v1/beta/` as a prefix must match `/v1/beta/x/` and `/v1/beta/`).
         if !segments.isEmpty, bytes.last == UInt8(ascii: "/") { path.append(UInt8(ascii: "/")) }
         return String(decoding: path, as: UTF8.self)
+    }
+
+    /// True for the common case that needs no work: starts with `/`, and holds no `%`, `?`, `#`, `//`, or a
+    /// segment starting with `.`.
+    private static func isPlain(_ target: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in target.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"): return false
+            case UInt8(ascii: "/") where previous == UInt8(ascii: "/"): return false
+            case UInt8(ascii: ".") where previous == UInt8(ascii: "/"): return false
+            default: previous = byte
+            }
+        }
+        return target.utf8.first == UInt8(ascii: "/")
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
