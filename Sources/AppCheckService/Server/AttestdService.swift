@@ -12,6 +12,7 @@ public final class AttestdService: Sendable {
     private let server: HTTPServer
     private let pool: VerifierPool
     private let deviceCheck: DeviceCheckClients
+    private let receiptRefresher: ReceiptRefresher?
     private let health: HealthState
     private let logger: Logger
     private let shutdownGraceSeconds: Double
@@ -55,6 +56,9 @@ public final class AttestdService: Sendable {
         if gateway == nil { logger.warning("gateway not served: several projects and no gateway.project") }
         let deviceCheck = try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)
         self.deviceCheck = deviceCheck
+        let receiptRefresher = try ReceiptRefresher.make(
+            configuration: configuration, store: exchange.store, receiptRoots: receiptRoots, logger: logger)
+        self.receiptRefresher = receiptRefresher
         let endpoints = EndpointTable.endpoints(.init(
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
             customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
@@ -65,6 +69,10 @@ public final class AttestdService: Sendable {
         let registry = MetricsRegistry()
         registry.register(metrics)
         registry.register(failures)
+        if let receiptRefresher {
+            registry.register(receiptRefresher.refreshes)
+            registry.register(receiptRefresher.riskMetrics)
+        }
         registry.register(deviceCheck.requests)
         if let gateway {
             registry.register(gateway.metrics.decisions)
@@ -111,6 +119,7 @@ public final class AttestdService: Sendable {
             }
         }
         try server.start()
+        receiptRefresher?.start()
         for address in server.boundAddresses {
             logger.info("listening", [("address", address.host), ("port", String(address.port))])
         }
@@ -129,6 +138,7 @@ public final class AttestdService: Sendable {
     /// Blocks until the server has stopped, then lets the verifier threads finish.
     public func waitUntilStopped() {
         server.waitUntilStopped()
+        receiptRefresher?.stop()
         pool.shutdown()
         deviceCheck.shutdown()
     }
