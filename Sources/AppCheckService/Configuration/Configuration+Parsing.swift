@@ -36,7 +36,7 @@ extension Configuration {
     private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
         reader.rejectUnknownKeys(except: [
             "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "tokens", "verifier",
-            "trust", "admin", "store", "projects", "apple", "receipts", "admission",
+            "trust", "admin", "store", "projects", "apple", "receipts", "gateway", "admission",
         ])
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
 
@@ -160,7 +160,8 @@ extension Configuration {
             receipts: readReceipts(reader.object("receipts")),
             store: store,
             projects: projects,
-            apple: apple)
+            apple: apple,
+            gateway: readGateway(reader.object("gateway"), projects: projects))
     }
 
     private static func readApp(_ app: JSONFieldReader, projectNumber: String, resolve: (String) -> String) -> App {

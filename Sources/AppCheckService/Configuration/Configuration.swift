@@ -20,6 +20,8 @@ public struct Configuration: Sendable {
     public var projects: [Project]
     /// Apple's DeviceCheck and risk-metric services: where they are and which CAs to trust.
     public var apple: AppleServices = AppleServices()
+    /// The gateway checks (Envoy ext_authz, nginx auth_request) and their route policies.
+    public var gateway: Gateway = Gateway()
     /// Per-client limits and load shedding (see `Configuration+Admission.swift`).
     public var admission: Admission = Admission()
 

@@ -16,6 +16,9 @@ extension ServiceRouter {
             body: Array(registry.render().utf8)))
         default: break
         }
+        if let gateway, path == gateway.configuration.authRequestPath {
+            return serveAuthRequest(request, responder: responder, gateway: gateway)
+        }
         switch restRouter.route(method: request.method, target: request.path) {
         case .matched(let endpoint, _, let parameter):
             serveRESTCall(request, responder, endpoint: endpoint, pathParameters: parameter.map { [$0] } ?? [])

@@ -48,6 +48,12 @@ public final class AttestdService: Sendable {
             store: try StateStores.open(configuration.store, logger: logger),
             pool: pool,
             failures: failures)
+        let gateway = GatewayAuthorizer.project(configuration.gateway, projects: configuration.projects).map { project in
+            GatewayAuthorizer(configuration: configuration.gateway, project: project, apps: apps,
+                              verifier: exchange.tokenVerifier, store: exchange.store, pool: pool,
+                              logger: logger.with("component", "gateway"))
+        }
+        if gateway == nil { logger.warning("gateway not served: several projects and no gateway.project") }
         let deviceCheck = try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)
         self.deviceCheck = deviceCheck
         let receiptRefresher = try ReceiptRefresher.make(
@@ -57,9 +63,9 @@ public final class AttestdService: Sendable {
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
             customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
             admin: AdminCredential(tokenHashes: configuration.admin.tokenHashes),
-            deviceCheck: deviceCheck))
+            deviceCheck: deviceCheck, gateway: gateway))
 
-        let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics"])
+        let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics", ServiceRouter.authRequestMethod])
         let registry = MetricsRegistry()
         registry.register(metrics)
         registry.register(failures)
@@ -68,6 +74,10 @@ public final class AttestdService: Sendable {
             registry.register(receiptRefresher.riskMetrics)
         }
         registry.register(deviceCheck.requests)
+        if let gateway {
+            registry.register(gateway.metrics.decisions)
+            registry.register(gateway.cache)
+        }
         registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
             Double(pool.queuedCount)
         })
@@ -78,7 +88,8 @@ public final class AttestdService: Sendable {
         registry.register(admission.rateLimited)
         let router = ServiceRouter(
             endpoints: endpoints, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,
-            registry: registry, health: health, logger: logger.with("component", "router"), admission: admission)
+            registry: registry, health: health, logger: logger.with("component", "router"), gateway: gateway,
+            admission: admission)
 
         var http = HTTPServerConfiguration(
             listeners: configuration.listeners.map { listener in
