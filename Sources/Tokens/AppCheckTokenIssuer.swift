@@ -18,9 +18,11 @@ public struct AppCheckTokenIssuer: Sendable {
     }
 
     /// A token for `appID` in the project `projectNumber`/`projectID`, signed by the newest key, valid from `now`
-    /// (Unix seconds) for `lifetime`.
+    /// (Unix seconds) for `lifetime`. With `riskMetric`, the token also carries the claim `risk_metric` (Apple's
+    /// fraud-risk metric of the App Attest key, for apps that ask for it).
     public func mint(
-        appID: String, projectNumber: String, projectID: String, lifetime: TokenLifetime, now: Int64
+        appID: String, projectNumber: String, projectID: String, lifetime: TokenLifetime, now: Int64,
+        riskMetric: Int? = nil
     ) throws(PrivateKeyError) -> MintedAppCheckToken {
         let signer = keys.signing
         var jtiBytes = [UInt8]()
@@ -43,7 +45,12 @@ public struct AppCheckTokenIssuer: Sendable {
         JSONBytes.appendInteger(expiresAt, to: &claims)
         JSONBytes.appendRaw(",\"jti\":\"", to: &claims)
         claims.append(contentsOf: jtiBytes)
-        JSONBytes.appendRaw("\"}", to: &claims)
+        JSONBytes.appendRaw("\"", to: &claims)
+        if let riskMetric {
+            JSONBytes.appendRaw(",\"risk_metric\":", to: &claims)
+            JSONBytes.appendInteger(Int64(riskMetric), to: &claims)
+        }
+        JSONBytes.appendRaw("}", to: &claims)
 
         var token = [UInt8]()
         token.reserveCapacity(signer.encodedHeader.count + claims.count * 4 / 3 + 360)

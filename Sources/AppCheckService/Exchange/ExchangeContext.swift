@@ -73,13 +73,14 @@ struct ExchangeContext: Sendable {
         }
     }
 
-    /// A freshly minted token for `app`, as the response message carries it.
-    func mint(for app: RegisteredApp, limitedUse: Bool, lifetime: TokenLifetime? = nil) throws(GRPCStatus) -> AppCheckToken {
+    /// A freshly minted token for `app`, as the response message carries it; `riskMetric`, when given, becomes the
+    /// token's `risk_metric` claim.
+    func mint(for app: RegisteredApp, limitedUse: Bool, lifetime: TokenLifetime? = nil, riskMetric: Int? = nil) throws(GRPCStatus) -> AppCheckToken {
         let chosen = limitedUse ? TokenLifetime.limitedUse : (lifetime ?? app.tokenLifetime)
         do {
             let minted = try issuer.mint(
                 appID: app.appID, projectNumber: app.projectNumber, projectID: app.projectID, lifetime: chosen,
-                now: Self.now())
+                now: Self.now(), riskMetric: riskMetric)
             return AppCheckToken(token: minted.token, ttl: ProtoDuration(seconds: minted.lifetime.seconds))
         } catch {
             throw GRPCStatus(.internal, "Could not sign the token.", cause: error)

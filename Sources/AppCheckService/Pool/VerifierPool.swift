@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Synchronization
 
 /// Worker threads that run what an event loop must not: signature checks, token signing, state-store calls.
 ///
@@ -42,6 +43,7 @@ public final class VerifierPool: Sendable {
     public let threadCount: Int
     public let capacity: Int
     private let queue: JobQueue
+    private let refused = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - threads: worker threads; 0 means one per core.
@@ -80,8 +82,13 @@ public final class VerifierPool: Sendable {
             if let deadline = job.deadlineNanos, MonotonicClock.nanoseconds() > deadline { job.expire() } else { job.run() }
             return true
         }
-        return queue.put(job)
+        let accepted = queue.put(job)
+        if !accepted { refused.add(1, ordering: .relaxed) }
+        return accepted
     }
+
+    /// Jobs refused so far because the queue was full (or the pool shut down).
+    public var refusedCount: Int { refused.load(ordering: .relaxed) }
 
     /// Jobs waiting for a thread right now.
     public var queuedCount: Int { queue.count }

@@ -273,8 +273,12 @@ final class EventLoop: @unchecked Sendable {
         guard now &- lastIdleScan >= 1_000_000_000 else { return }
         lastIdleScan = now
         let limit = UInt64(max(1, context.configuration.idleTimeoutSeconds)) * 1_000_000_000
-        for connection in connections.values where now &- connection.lastActivity >= limit {
-            connection.closeBecauseIdle()
+        for connection in connections.values {
+            if now &- connection.lastActivity >= limit {
+                connection.closeBecauseIdle()
+            } else {
+                connection.checkTimeouts(now: now)
+            }
         }
     }
 
@@ -303,19 +307,28 @@ final class EventLoop: @unchecked Sendable {
             var one: Int32 = 1
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let peer = SocketAddress.describe(address)
+            let limitsAddresses = context.configuration.maxConnectionsPerAddress > 0
+            if limitsAddresses, !context.admitConnection(from: peer.host) {
+                // Closed before any byte is read: a peer over its share costs one accept and one close.
+                logger.debug("refusing a connection over the per-address limit", [("peer", peer.host)])
+                Posix.close(fd)
+                continue
+            }
             let id = nextConnectionID
             nextConnectionID += 1
             var tls: TLSStream?
             if let tlsContext = listener.tls {
                 guard let stream = TLSStream(context: tlsContext, fd: fd) else {
                     logger.warning("SSL_new failed", [("error", OpenSSLErrorQueue.drain())])
+                    if limitsAddresses { context.releaseConnection(from: peer.host) }
                     Posix.close(fd)
                     continue
                 }
                 tls = stream
             }
             let connection = Connection(
-                id: id, fd: fd, loop: self, tls: tls, remoteAddress: "\(peer.host):\(peer.port)")
+                id: id, fd: fd, loop: self, tls: tls, remoteAddress: "\(peer.host):\(peer.port)",
+                countedHost: limitsAddresses ? peer.host : nil)
             guard cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, cshims_EPOLLIN, id) == 0 else {
                 logger.warning("epoll_ctl ADD failed", [("error", Posix.describe(errno))])
                 connection.close()
