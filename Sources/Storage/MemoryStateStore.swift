@@ -23,6 +23,9 @@ public final class MemoryStateStore: StateStore {
         self.clock = clock
     }
 
+    /// A lock held for a few hash-table operations: nothing to wait for.
+    public var answersWithoutWaiting: Bool { true }
+
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64) throws(StoreError) -> Bool {
         state.withLock { state in
             sweep(&state)

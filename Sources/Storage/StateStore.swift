@@ -1,7 +1,8 @@
 /// The state every node of a cluster must share (DESIGN.md, "State"). Each operation is atomic on its own, so two
 /// nodes racing on the same challenge, counter or token get one winner.
 ///
-/// The calls are synchronous and may block: they run on the verifier pool's threads, never on an event loop.
+/// The calls are synchronous and may block: they run on the verifier pool's threads, never on an event loop (only a
+/// store whose `answersWithoutWaiting` is true may be called from one).
 /// That shape fits all three implementations without change: memory (a lock), SQLite (one statement in a
 /// transaction, WAL) and Redis (one round trip to a server-side script per call, from a connection pool).
 public protocol StateStore: Sendable {
@@ -37,6 +38,11 @@ public protocol StateStore: Sendable {
     func consumeChallenge(
         _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
     ) throws(StoreError) -> ChallengeThenCounter
+
+    /// True when every call completes on the calling thread without waiting for I/O or another thread (the
+    /// in-memory store). Only then may an exchange run on an event loop; SQLite may wait for another caller's commit
+    /// and Redis for a round trip, which would stall every connection of that loop.
+    var answersWithoutWaiting: Bool { get }
 }
 
 /// The outcome of consuming a challenge and then advancing a counter.
@@ -48,6 +54,8 @@ public enum ChallengeThenCounter: Sendable, Equatable {
 }
 
 extension StateStore {
+    public var answersWithoutWaiting: Bool { false }
+
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
         guard try consumeChallenge(nonce, expiresAt: expiresAt) else { return false }
         try registerKey(record)

@@ -22,6 +22,12 @@ struct StateStoreSemanticsTests {
         #expect(try !store.consumeChallenge([1, 2, 3], expiresAt: fixture.now + 300))
     }
 
+    @Test("only the in-memory store says it may be called from an event loop", arguments: StoreKind.allCases)
+    func answersWithoutWaiting(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        #expect(fixture.store.answersWithoutWaiting == (kind == .memory))
+    }
+
     @Test("consumes a limited-use token once, and again only after it expired", arguments: StoreKind.allCases)
     func tokens(kind: StoreKind) throws {
         let fixture = try StoreFixture(kind)

@@ -61,9 +61,10 @@ struct ExchangeContext: Sendable {
     /// full, and DEADLINE_EXCEEDED without running it when the caller's deadline passed while it waited.
     func onPool<Response>(_ context: RPCContext, reply: RPCReply<Response>,
                           _ work: @escaping @Sendable () throws(GRPCStatus) -> Response) {
-        // May run inline on an idle pool: verification, signing and one state-store call, no remote service.
+        // May run inline on an idle pool (verification, signing, no remote service), but only when the state store
+        // cannot make the loop wait: a SQLite commit or a Redis round trip stays on the pool's threads.
         let accepted = pool.submit(.init(
-            deadlineNanos: context.deadlineNanos, mayRunInline: true,
+            deadlineNanos: context.deadlineNanos, mayRunInline: store.answersWithoutWaiting,
             run: {
                 do throws(GRPCStatus) { reply.succeed(try work()) } catch { reply.fail(error) }
             },
