@@ -19,7 +19,7 @@ final class EventLoop: @unchecked Sendable {
     private let timerFD: Int32
     private let events: UnsafeMutablePointer<epoll_event>
     private static let maxEvents: Int32 = 256
-    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let inbox = Mutex(Inbox())
     private let threadID = Atomic<UInt>(0)
 
     // Loop-thread state.
@@ -80,9 +80,10 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs `task` on the loop thread at its next turn. Tasks posted after the loop has stopped are dropped.
     func execute(_ task: @escaping @Sendable () -> Void) {
-        let wasEmpty = inbox.withLock { tasks in
-            tasks.append(task)
-            return tasks.count == 1
+        let wasEmpty = inbox.withLock { inbox in
+            guard inbox.isOpen else { return false }
+            inbox.tasks.append(task)
+            return inbox.tasks.count == 1
         }
         // One eventfd write per batch: the loop drains the whole inbox when it wakes.
         if wasEmpty {
@@ -129,6 +130,14 @@ final class EventLoop: @unchecked Sendable {
             if case .stopped = state { break }
         }
         for connection in Array(connections.values) { connection.close() }
+        // A task captures the loop (a responder's delivery does): kept in a stopped loop's inbox, it would keep
+        // the loop alive forever. Released outside the lock, since releasing may run arbitrary deinits.
+        let dropped = inbox.withLock { inbox in
+            inbox.isOpen = false
+            defer { inbox.tasks = [] }
+            return inbox.tasks
+        }
+        _ = consume dropped
         threadID.store(0, ordering: .relaxed)
     }
 
@@ -202,9 +211,9 @@ final class EventLoop: @unchecked Sendable {
     private func drainInbox() {
         var counter: UInt64 = 0
         _ = Glibc.read(wakeFD, &counter, 8)
-        let tasks = inbox.withLock { tasks in
-            let taken = tasks
-            tasks.removeAll(keepingCapacity: true)
+        let tasks = inbox.withLock { inbox in
+            let taken = inbox.tasks
+            inbox.tasks.removeAll(keepingCapacity: true)
             return taken
         }
         for task in tasks { task() }
@@ -296,6 +305,12 @@ final class EventLoop: @unchecked Sendable {
             flushing.removeAll(keepingCapacity: true)
         }
     }
+}
+
+/// Work posted to a loop from other threads, and whether the loop still takes it (not once it has stopped).
+private struct Inbox {
+    var tasks: [@Sendable () -> Void] = []
+    var isOpen = true
 }
 
 /// A listening socket owned by one loop.
