@@ -24,8 +24,7 @@ FLAGS=(-c release --scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer,address -X
 started=$(date +%s)
 for target in "${TARGETS[@]}"; do
     [ -d "Fuzz/Corpus/$target" ] || { echo "fuzz: unknown target $target (no Fuzz/Corpus/$target)" >&2; exit 2; }
-    swift build "${FLAGS[@]}" --product "fuzz-$target" 2>&1 | grep -v '^\[' || true
-    [ -x "$SCRATCH/release/fuzz-$target" ] || { echo "fuzz: building fuzz-$target failed" >&2; exit 1; }
+    swift build "${FLAGS[@]}" --product "fuzz-$target" 2>&1 | { grep -v '^\[' || true; }
 done
 echo "fuzz: built ${#TARGETS[@]} targets in $(( $(date +%s) - started ))s; running each for ${SECONDS_PER_TARGET}s, $JOBS at a time"
 
