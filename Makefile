@@ -38,14 +38,14 @@ e2e-tests: build
 	@scripts/e2e.sh
 
 # libFuzzer targets under Fuzz/ (Fuzz/Corpus holds their seeds): each runs FUZZ_SECONDS, FUZZ_JOBS at a time, and
-# the run fails on any crash. `make test` gives each FUZZ_TEST_SECONDS.
+# the run fails on any crash. `make test` gives each FUZZ_TEST_SECONDS, in a debug build (much quicker to build).
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 15
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 fuzz-tests: deps
-	FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) scripts/fuzz.sh
+	FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_CONFIG=debug scripts/fuzz.sh
 
 # The Swift test suite under AddressSanitizer (with LeakSanitizer) and ThreadSanitizer.
 test-asan: deps

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets under Fuzz/ (release, -sanitize=fuzzer,address) and runs each for FUZZ_SECONDS,
+# Builds the libFuzzer targets under Fuzz/ (-sanitize=fuzzer,address; release by default) and runs each for FUZZ_SECONDS,
 # FUZZ_JOBS at a time, starting from its checked-in seeds in Fuzz/Corpus/<target>. Fails if any target crashes,
 # trips AddressSanitizer, times out on one input or runs out of memory; the input that did it is kept in
-# .build/fuzz/artifacts/ (fix the bug, then add the input to the corpus and a regression test to the module's tests).
+# .build/fuzz-<config>/artifacts/ (fix the bug, then add the input to the corpus and a regression test to the module's tests).
 #
 #   scripts/fuzz.sh [target...]        targets: cbor authdata attestation assertion receipt protobuf json
 #                                      grpc-deframe http2 (default: all)
 #   FUZZ_SECONDS=60 FUZZ_JOBS=2        seconds per target, targets run at once
+#   FUZZ_CONFIG=release                debug builds in a fraction of the time and runs about half as fast: what
+#                                      `make test` uses for its short runs
 #
-# Inputs the fuzzer finds go to .build/fuzz/corpus/<target> (kept between runs, never into the checked-in seeds).
+# Inputs the fuzzer finds go to .build/fuzz-<config>/corpus/<target> (kept between runs, never into the checked-in seeds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,17 +18,18 @@ ALL_TARGETS=(cbor authdata attestation assertion receipt protobuf json grpc-defr
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-2}
 TARGETS=("${@:-${ALL_TARGETS[@]}}")
-SCRATCH=.build/fuzz
+CONFIG=${FUZZ_CONFIG:-release}
+SCRATCH=.build/fuzz-$CONFIG
 # -DFUZZING makes FuzzSupport call libFuzzer's driver; lld because gold cannot link libFuzzer with Swift's
 # renamed entry point (an internal error in its DWARF reader).
-FLAGS=(-c release --scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld)
+FLAGS=(-c "$CONFIG" --scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld)
 
 started=$(date +%s)
 for target in "${TARGETS[@]}"; do
     [ -d "Fuzz/Corpus/$target" ] || { echo "fuzz: unknown target $target (no Fuzz/Corpus/$target)" >&2; exit 2; }
     swift build "${FLAGS[@]}" --product "fuzz-$target" 2>&1 | { grep -v '^\[' || true; }
 done
-echo "fuzz: built ${#TARGETS[@]} targets in $(( $(date +%s) - started ))s; running each for ${SECONDS_PER_TARGET}s, $JOBS at a time"
+echo "fuzz: built ${#TARGETS[@]} targets ($CONFIG) in $(( $(date +%s) - started ))s; running each for ${SECONDS_PER_TARGET}s, $JOBS at a time"
 
 mkdir -p "$SCRATCH/logs" "$SCRATCH/artifacts"
 run() {
@@ -36,7 +39,7 @@ run() {
     # Swift's own crash backtracer would race libFuzzer's handler; ASan's leak check is off because the Swift
     # runtime's caches (metadata, conformances) look like leaks to a per-input check.
     SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
-        "$SCRATCH/release/fuzz-$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2560 \
+        "$SCRATCH/$CONFIG/fuzz-$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2560 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="$SCRATCH/artifacts/$target-" \
         "$work" "Fuzz/Corpus/$target" >"$SCRATCH/logs/$target.log" 2>&1
 }

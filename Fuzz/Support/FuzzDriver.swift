@@ -9,6 +9,14 @@ private func LLVMFuzzerRunDriver(
     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
 ) -> CInt
+
+// libFuzzer's own `main` (linked in, unused: SwiftPM points `main` at the target's) refers to this symbol; a debug
+// build keeps that object file, so the symbol must exist. It runs the same body.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    fuzzBody(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
 #endif
 
 /// The one place a fuzz target's body is kept: libFuzzer's callback is a C function pointer and cannot capture it.
