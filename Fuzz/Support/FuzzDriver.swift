@@ -10,8 +10,8 @@ private func LLVMFuzzerRunDriver(
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
 ) -> CInt
 
-// libFuzzer's own `main` (linked in, unused: SwiftPM points `main` at the target's) refers to this symbol; a debug
-// build keeps that object file, so the symbol must exist. It runs the same body.
+/// libFuzzer's own `main` (linked in, unused: SwiftPM points `main` at the target's) refers to this symbol; a debug
+/// build keeps that object file, so the symbol must exist. It runs the same body.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzBody(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
@@ -30,6 +30,7 @@ nonisolated(unsafe) private var fuzzBody: ([UInt8]) -> Void = { _ in }
 /// directories named on its command line once each, so crash inputs can be rerun under a debugger or another
 /// sanitizer without libFuzzer.
 public enum FuzzDriver {
+    /// Runs `body` once per input (libFuzzer's, or the replayed files'), then exits with the run's status.
     public static func run(_ body: @escaping ([UInt8]) -> Void) -> Never {
         fuzzBody = body
         #if FUZZING
