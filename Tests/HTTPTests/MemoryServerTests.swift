@@ -38,3 +38,29 @@ struct MemoryServerTests {
         #expect(output.count >= 9 && output[5..<9].allSatisfy { $0 == 0 })
     }
 }
+
+/// Inputs the HTTP fuzz target (Fuzz/HTTP2) found, kept as tests.
+@Suite("HTTP fuzz regressions")
+struct HTTPFuzzRegressionTests {
+    struct Answer: HTTPHandler {
+        func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+            responder.respond(HTTPResponse(status: request.bodyTooLarge ? 413 : 200))
+        }
+    }
+
+    @Test("an HTTP/1.1 body over the limit, answered early, is counted once in the open-stream gauge")
+    func earlyAnsweredBodyCountedOnce() throws {
+        var configuration = HTTPServerConfiguration(listeners: [])
+        configuration.maxRequestBodyBytes = 16
+        let server = try MemoryServer(configuration: configuration, handler: Answer(), logger: Logger(label: "memory"))
+        let connection = server.openConnection()
+        // A chunk announced far larger than the limit, then more body than the limit: the request is answered
+        // while its body is still arriving, and the connection closes after that response.
+        let request = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5ffffff\r\n" + String(repeating: "x", count: 40)
+        let output = connection.exchange(Array(request.utf8))
+        #expect(String(decoding: output, as: UTF8.self).hasPrefix("HTTP/1.1 413"))
+        connection.close()
+        // It went to -1: the request was uncounted once as a message in progress and once as an answered slot.
+        #expect(server.openStreams == 0)
+    }
+}
