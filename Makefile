@@ -17,10 +17,10 @@ build: deps
 release: deps
 	swift build -c release $(SWIFT_BUILD_FLAGS)
 
+# attestd with config/dev.json, beside attestd-apple-sim (the local stand-in for Apple's DeviceCheck and risk-metric
+# servers), started in the background and stopped when attestd exits.
 run: build
-	@[ -f .keys/token-signing.pem ] || .build/debug/attestd keygen --out .keys
-	.build/debug/attestd-sim init --dir $(SIM_DIR)
-	.build/debug/attestd serve --config $(CONFIG)
+	@scripts/run-dev.sh $(CONFIG) $(SIM_DIR)
 
 # With `make run` serving in another terminal: a simulated device's whole App Attest flow, step by step.
 demo:

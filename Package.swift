@@ -169,7 +169,8 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CNghttp2"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppCheckServiceTests",
-            dependencies: ["AppCheckService", "GRPC", "AppCheckMessages", "Tokens"],
+            // Crypto, Storage, Observability: the gateway tests mint with fresh keys and use the in-memory store.
+            dependencies: ["AppCheckService", "GRPC", "AppCheckMessages", "Tokens", "Crypto", "Storage", "Observability"],
             swiftSettings: swiftSettings
         ),
         // Runs the built attestd binary (found next to the test bundle) end to end.

@@ -17,6 +17,11 @@ protos=(
   grpc/health/v1/health.proto
   attestd/v1/device_state.proto
   attestd/v1/key_service.proto
+  google/rpc/status.proto
+  envoy/config/core/v3/base.proto
+  envoy/type/v3/http_status.proto
+  envoy/service/auth/v3/attribute_context.proto
+  envoy/service/auth/v3/external_auth.proto
 )
 target=Sources/AppCheckProtos
 

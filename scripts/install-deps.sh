@@ -6,6 +6,7 @@ packages=(
   nghttp2-client curl openssl python3-venv gnuplot-nox
   libsqlite3-dev libhiredis-dev redis-server haproxy
   libcurl4-openssl-dev
+  nginx
 )
 missing=()
 for p in "${packages[@]}"; do

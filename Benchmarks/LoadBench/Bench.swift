@@ -193,7 +193,7 @@ final class Bench {
         let shared = WorkerSet(workers: workers, workloads: workloads)
         // One more thread samples the CPU time the server and the bench use during the measured window.
         let serverPID = self.serverPID
-        let cpu = ResultSlots<(server: Double?, bench: Double?, machine: Double?, steal: Double?)>(1)
+        let cpu = ResultSlots<(server: Double?, bench: Double?, machine: Double?, steal: Double?, switches: Double?, waited: Double?)>(1)
         let finished = Atomic<Int>(0)
         let results = Threads.map(threads + 1) { index in
             guard index < threads else {
@@ -201,14 +201,19 @@ final class Bench {
                 let allDone = { finished.load(ordering: .acquiring) == threads }
                 Self.sleep(until: clock.warmupEnd, unless: allDone)
                 let server = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
+                let switches = serverPID.flatMap { ProcessCPU.contextSwitches(pid: $0) }
+                let waited = serverPID.flatMap { ProcessCPU.runQueueWait(pid: $0) }
                 let bench = ProcessCPU.seconds(pid: nil)
                 let machine = ProcessCPU.machine()
                 Self.sleep(until: clock.end, unless: allDone)
                 let machineAfter = ProcessCPU.machine()
                 let serverAfter = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
+                let switchesAfter = serverPID.flatMap { ProcessCPU.contextSwitches(pid: $0) }
+                let waitedAfter = serverPID.flatMap { ProcessCPU.runQueueWait(pid: $0) }
                 let benchAfter = ProcessCPU.seconds(pid: nil)
                 cpu.set(0, (Self.difference(server, serverAfter), Self.difference(bench, benchAfter),
-                            Self.difference(machine?.busy, machineAfter?.busy), Self.difference(machine?.steal, machineAfter?.steal)))
+                            Self.difference(machine?.busy, machineAfter?.busy), Self.difference(machine?.steal, machineAfter?.steal),
+                            Self.difference(switches, switchesAfter), Self.difference(waited, waitedAfter)))
                 return PhaseResult()
             }
             defer { finished.add(1, ordering: .releasing) }
@@ -229,6 +234,8 @@ final class Bench {
         report.benchCPUSeconds = cpu.values[0].bench
         report.machineBusyCPUSeconds = cpu.values[0].machine
         report.stolenCPUSeconds = cpu.values[0].steal
+        report.serverContextSwitches = cpu.values[0].switches
+        report.serverRunQueueWaitSeconds = cpu.values[0].waited
         if let cryptoBound = self.bound, merged.ok > 0 {
             let crypto = kinds.reduce(0.0) {
                 $0 + Double(merged.kinds[$1.rawValue].ok) * cryptoBound.cryptoCPUSeconds($1, algorithm: tokenAlgorithm)

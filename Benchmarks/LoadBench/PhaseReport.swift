@@ -16,6 +16,10 @@ struct PhaseReport: Sendable {
     /// CPU seconds the whole machine was busy in the window (server, bench and everything else), and stolen.
     var machineBusyCPUSeconds: Double?
     var stolenCPUSeconds: Double?
+    /// Context switches of the server's threads in the window.
+    var serverContextSwitches: Double?
+    /// Seconds the server's threads spent runnable but waiting for a core, in the window.
+    var serverRunQueueWaitSeconds: Double?
 
     /// CPU seconds other processes (other engineers' builds, say) took in the window.
     var otherCPUSeconds: Double? {
@@ -32,6 +36,18 @@ struct PhaseReport: Sendable {
     var serverCPUSecondsPerRequest: Double? {
         guard let serverCPUSeconds, result.ok > 0 else { return nil }
         return serverCPUSeconds / Double(result.ok)
+    }
+
+    /// Server context switches per successful request in the window.
+    var serverContextSwitchesPerRequest: Double? {
+        guard let serverContextSwitches, result.ok > 0 else { return nil }
+        return serverContextSwitches / Double(result.ok)
+    }
+
+    /// Seconds the server's threads waited for a core, per successful request.
+    var serverRunQueueWaitPerRequest: Double? {
+        guard let serverRunQueueWaitSeconds, result.ok > 0 else { return nil }
+        return serverRunQueueWaitSeconds / Double(result.ok)
     }
 
     /// The share of the server's CPU time that was the crypto itself: the bound's ratio with other load on the

@@ -40,4 +40,47 @@ enum ProcessCPU {
         let busy = fields[0] + fields[1] + fields[2] + fields[5] + fields[6]
         return (busy / ticks, fields[7] / ticks)
     }
+
+    /// Context switches (voluntary and not) so far by the threads of `pid` that are alive now, from
+    /// /proc/PID/task/*/status: each hand-off between an event loop and a pool thread that finds the other asleep
+    /// costs one, so their count per request shows how much of the server's CPU goes to waking threads.
+    static func contextSwitches(pid: Int32) -> Double? {
+        sumOverThreads(pid: pid, file: "status") { text in
+            guard text.hasPrefix("voluntary_ctxt_switches:") || text.hasPrefix("nonvoluntary_ctxt_switches:") else { return nil }
+            return text.split(separator: ":").last.flatMap { Double($0.filter { !$0.isWhitespace }) }
+        }
+    }
+
+    /// Seconds the threads of `pid` that are alive now have spent runnable but waiting for a core, from
+    /// /proc/PID/task/*/schedstat (its second field, nanoseconds): time a request waits because other threads, of
+    /// this process or any other, hold the cores.
+    static func runQueueWait(pid: Int32) -> Double? {
+        sumOverThreads(pid: pid, file: "schedstat") { text in
+            let fields = text.split(separator: " ")
+            guard fields.count >= 2, let nanoseconds = Double(fields[1]) else { return nil }
+            return nanoseconds / 1e9
+        }
+    }
+
+    /// The sum of `value` over every line of /proc/PID/task/*/FILE (lines it returns nil for count nothing).
+    private static func sumOverThreads(pid: Int32, file name: String, _ value: (String) -> Double?) -> Double? {
+        guard let directory = opendir("/proc/\(pid)/task") else { return nil }
+        defer { closedir(directory) }
+        var total = 0.0
+        while let entry = readdir(directory) {
+            let thread = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let first = thread.utf8.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9"),
+                  let file = fopen("/proc/\(pid)/task/\(thread)/\(name)", "r")
+            else { continue }
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 256)
+            while fgets(&line, Int32(line.count), file) != nil {
+                let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                total += value(text) ?? 0
+            }
+        }
+        return total
+    }
 }

@@ -132,6 +132,10 @@ enum ReportFiles {
         if let seconds = report.serverCPUSecondsPerRequest { out.field("serverCPUSecondsPerRequest", seconds) }
         if let seconds = report.cryptoCPUSecondsPerRequest { out.field("cryptoCPUSecondsPerRequest", seconds) }
         if let efficiency = report.cpuEfficiency { out.field("cpuEfficiency", efficiency) }
+        if let switches = report.serverContextSwitches { out.field("serverContextSwitches", switches) }
+        if let switches = report.serverContextSwitchesPerRequest { out.field("serverContextSwitchesPerRequest", switches) }
+        if let waited = report.serverRunQueueWaitSeconds { out.field("serverRunQueueWaitSeconds", waited) }
+        if let waited = report.serverRunQueueWaitPerRequest { out.field("serverRunQueueWaitSecondsPerRequest", waited) }
         out.field("exhausted", report.result.exhausted)
         out.field("timedOut", report.result.timedOut)
         out.field("notSent", report.result.notSent)

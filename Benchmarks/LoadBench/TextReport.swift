@@ -56,6 +56,12 @@ enum TextReport {
             if let stolen = report.stolenCPUSeconds, stolen > 0.01, report.result.measuredSeconds > 0 {
                 cpu += ", stolen \(format(stolen / report.result.measuredSeconds, 2))"
             }
+            if let switches = report.serverContextSwitchesPerRequest {
+                cpu += "; server context switches \(format(switches, 2))/request"
+            }
+            if let waited = report.serverRunQueueWaitPerRequest {
+                cpu += ", waiting for a core \(format(waited * 1e3, 3)) ms/request"
+            }
             Console.line(cpu)
         }
         Console.line("  latency ms: " + percentiles.map { "\($0.0) \(milliseconds(result.latency.value(atPercentile: $0.1)))" }

@@ -30,6 +30,10 @@ let cold = workload.attestationVerifier(cacheCapacity: 0)
 let assertionVerifier = AssertionVerifier()
 let simulatedKey = workload.device.generateKey()
 let simulatedHash = SHA256.hash([1, 2, 3])
+// Token signing as the issuer does it: one JWS signature over a JWT-sized signing input.
+let es256Key = try! PrivateKey.generate(.es256)
+let rs256Key = try! PrivateKey.generate(.rs256)
+let signingInput = [UInt8](repeating: UInt8(ascii: "a"), count: 300)
 
 let benchmarks: [Benchmark] = [
     Benchmark(key: "opensslP384", name: "OpenSSL P-384 verify (SHA-256, 900 B)") { _ in precondition(p384.verifyOnce()) },
@@ -52,6 +56,12 @@ let benchmarks: [Benchmark] = [
         } catch {
             fatalError("a simulated assertion failed to verify: \(error)")
         }
+    },
+    Benchmark(key: "signES256", name: "token signature ES256 (300 B)") { _ in
+        precondition((try? es256Key.sign(signingInput))?.count == 64)
+    },
+    Benchmark(key: "signRS256", name: "token signature RS256 (300 B)") { _ in
+        precondition((try? rs256Key.sign(signingInput))?.count == 256)
     },
     // The simulator's own speed, for the load benchmark that precomputes attestations with it.
     Benchmark(key: "simulatorAttest", name: "simulator: attest (key + leaf + receipt)") { _ in

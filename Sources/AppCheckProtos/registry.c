@@ -33,6 +33,20 @@ static const ProtobufCMessageDescriptor *const messages[] = {
   &attestd__v1__get_attested_key_request__descriptor,
   &attestd__v1__revoke_attested_key_request__descriptor,
   &attestd__v1__attested_key__descriptor,
+  &google__rpc__status__descriptor,
+  &envoy__config__core__v3__header_value__descriptor,
+  &envoy__config__core__v3__header_value_option__descriptor,
+  &envoy__config__core__v3__header_map__descriptor,
+  &envoy__type__v3__http_status__descriptor,
+  &envoy__service__auth__v3__attribute_context__descriptor,
+  &envoy__service__auth__v3__attribute_context__request__descriptor,
+  &envoy__service__auth__v3__attribute_context__http_request__descriptor,
+  &envoy__service__auth__v3__attribute_context__http_request__headers_entry__descriptor,
+  &envoy__service__auth__v3__attribute_context__context_extensions_entry__descriptor,
+  &envoy__service__auth__v3__check_request__descriptor,
+  &envoy__service__auth__v3__denied_http_response__descriptor,
+  &envoy__service__auth__v3__ok_http_response__descriptor,
+  &envoy__service__auth__v3__check_response__descriptor,
 };
 
 static const ProtobufCServiceDescriptor *const services[] = {
@@ -40,6 +54,7 @@ static const ProtobufCServiceDescriptor *const services[] = {
   &grpc__health__v1__health__descriptor,
   &attestd__v1__device_state_service__descriptor,
   &attestd__v1__key_service__descriptor,
+  &envoy__service__auth__v3__authorization__descriptor,
 };
 
 const ProtobufCMessageDescriptor *appcheck_protos_message_descriptor(const char *full_name) {

@@ -20,6 +20,9 @@ public final class AppleStandIn: Sendable {
         public var receiptCA: SimulatedReceiptCA?
         /// The fraud-risk metric new receipts carry.
         public var riskMetric: Int = 1
+        /// How long after its creation a new receipt may be refreshed: Apple's is about a day; 0 lets tests refresh
+        /// again at once.
+        public var receiptNotBeforeSeconds: Int64 = 86_400
 
         public init(
             environment: AppleEnvironment, developerKeys: [DeveloperKey], stateFilePath: String?, listener: HTTPListener,
@@ -38,15 +41,20 @@ public final class AppleStandIn: Sendable {
     private let handler: AppleStandInHandler
     /// Failures to answer with before serving requests normally.
     public let faults = FaultPlan()
+    /// How `attestationData` answers (also `POST /sim/receipts`).
+    public let receipts: RiskMetricControls
 
     /// Loads the state file and the listener's certificate; call ``start()`` to listen.
     public init(_ configuration: Configuration, logger: Logger = Logger(label: "apple-stand-in")) throws {
         let store = try TwoBitsStore(path: configuration.stateFilePath)
+        let receipts = RiskMetricControls(
+            riskMetric: configuration.riskMetric, notBeforeSeconds: configuration.receiptNotBeforeSeconds)
+        self.receipts = receipts
         handler = AppleStandInHandler(
             environment: configuration.environment, tokenCheck: DeveloperTokenCheck(keys: configuration.developerKeys),
             store: store, faults: faults,
             riskMetric: configuration.receiptCA.map {
-                RiskMetricService(receiptCA: $0, environment: configuration.environment, riskMetric: configuration.riskMetric)
+                RiskMetricService(receiptCA: $0, environment: configuration.environment, controls: receipts)
             },
             logger: logger)
         server = try HTTPServer(

@@ -39,6 +39,7 @@ final class AppleStandInHandler: HTTPHandler {
     func respond(to request: HTTPRequest) -> HTTPResponse {
         let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
         if path == "/sim/faults" { return scriptFaults(request) }
+        if path == "/sim/receipts" { return scriptReceipts(request) }
         let endpoints = ["/v1/validate_device_token", "/v1/query_two_bits", "/v1/update_two_bits", "/v1/attestationData"]
         guard endpoints.contains(path) else { return Self.text(404, "Not Found") }
         requestCount.add(1, ordering: .relaxed)
@@ -126,6 +127,32 @@ final class AppleStandInHandler: HTTPHandler {
             return Self.text(400, "status must be 400...599")
         }
         faults.fail(status: status, count: (object["count"] as? NSNumber)?.intValue)
+        return HTTPResponse(status: 204)
+    }
+
+    /// `POST /sim/receipts` with any of `{"answer": "normal"|"notModified"|"noData"|"badSignature",
+    /// "riskMetric": 3, "notBeforeSeconds": 0}`.
+    private func scriptReceipts(_ request: HTTPRequest) -> HTTPResponse {
+        guard request.method == "POST",
+              let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
+        else { return Self.text(400, "expected a JSON object") }
+        guard let controls = riskMetric?.controls else { return Self.text(409, "no receipt CA: start with --receipt-ca") }
+        if let name = object["answer"] {
+            guard let answer = (name as? String).flatMap(RiskMetricControls.Answer.init(rawValue:)) else {
+                return Self.text(400, "answer must be one of \(RiskMetricControls.Answer.allCases.map(\.rawValue))")
+            }
+            controls.answer = answer
+        }
+        if let metric = object["riskMetric"] {
+            guard let value = (metric as? NSNumber)?.intValue, value >= 0 else { return Self.text(400, "riskMetric must be >= 0") }
+            controls.riskMetric = value
+        }
+        if let seconds = object["notBeforeSeconds"] {
+            guard let value = (seconds as? NSNumber)?.int64Value, value >= 0 else {
+                return Self.text(400, "notBeforeSeconds must be >= 0")
+            }
+            controls.notBeforeSeconds = value
+        }
         return HTTPResponse(status: 204)
     }
 

@@ -6,6 +6,10 @@ public enum AESGCM {
     public static let nonceCount = 12
     public static let tagCount = 16
 
+    /// AES-256-GCM fetched from the provider once: passing `EVP_aes_256_gcm()` makes OpenSSL 3 fetch it by name
+    /// on every init (name lookups under locks), for every artifact sealed or opened.
+    nonisolated(unsafe) static let cipher: OpaquePointer = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)!
+
     /// `ciphertext ‖ tag` of `plaintext`, authenticating `additionalData` too. The nonce must never repeat under
     /// one key: callers draw it at random (12 bytes, so about 2^32 seals per key stay safe).
     public static func seal(
@@ -19,7 +23,7 @@ public enum AESGCM {
             [UInt8](unsafeUninitializedCapacity: plaintext.count + tagCount) { out, initialized in
                 var ok = key.withUnsafeBytes { key in
                     nonce.withUnsafeBytes { nonce in
-                        EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, bytes(key), bytes(nonce)) == 1
+                        EVP_EncryptInit_ex(context, cipher, nil, bytes(key), bytes(nonce)) == 1
                     }
                 }
                 var count: Int32 = 0
@@ -53,7 +57,7 @@ public enum AESGCM {
             let plaintext = [UInt8](unsafeUninitializedCapacity: ciphertextCount + 1) { out, initialized in
                 ok = key.withUnsafeBytes { key in
                     nonce.withUnsafeBytes { nonce in
-                        EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, bytes(key), bytes(nonce)) == 1
+                        EVP_DecryptInit_ex(context, cipher, nil, bytes(key), bytes(nonce)) == 1
                     }
                 }
                 var count: Int32 = 0

@@ -2,7 +2,7 @@ internal import COpenSSL
 
 /// A private key that makes JWS signatures: RSA (2048 bits or more) for RS256, or EC P-256 for ES256.
 /// Immutable and safe to use from many threads at once: OpenSSL's `EVP_PKEY` is reference-counted and only read
-/// while signing, and every signature gets its own digest context.
+/// while signing, and each signature borrows a signing context that no other thread uses meanwhile.
 public final class PrivateKey: @unchecked Sendable {
     /// `EVP_PKEY *`, owned (one reference).
     private let key: OpaquePointer
@@ -10,6 +10,10 @@ public final class PrivateKey: @unchecked Sendable {
     public let algorithm: SigningAlgorithm
     /// The matching public key.
     public let publicKey: JWSPublicKey
+    /// Signing contexts over `key`, each set up once (PKCS#1 v1.5 or ECDSA, SHA-256).
+    private let signers: PKeyContextPool
+    /// The largest signature `key` makes: the modulus size (RSA), or a DER ECDSA-Sig-Value (P-256).
+    private let signatureCapacity: Int
 
     /// Reads a PEM private key: PKCS#8 (`PRIVATE KEY`) or traditional (`RSA PRIVATE KEY`, `EC PRIVATE KEY`),
     /// unencrypted. An encrypted key is refused as unreadable.
@@ -60,6 +64,21 @@ public final class PrivateKey: @unchecked Sendable {
         }
         self.key = key
         self.algorithm = algorithm
+        self.signatureCapacity = Int(EVP_PKEY_get_size(key))
+        let owned = OwnedKey(pointer: key)
+        self.signers = PKeyContextPool { PrivateKey.makeSigner(owned.pointer, algorithm: algorithm) }
+    }
+
+    /// A context ready to sign SHA-256 digests with `key`.
+    private static func makeSigner(_ key: OpaquePointer, algorithm: SigningAlgorithm) -> OpaquePointer? {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { return nil }
+        var ready = EVP_PKEY_sign_init(context) == 1 && EVP_PKEY_CTX_set_signature_md(context, SHA256.algorithm) == 1
+        if ready && algorithm == .rs256 { ready = EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1 }
+        guard ready else {
+            EVP_PKEY_CTX_free(context)
+            return nil
+        }
+        return context
     }
 
     deinit { EVP_PKEY_free(key) }
@@ -67,20 +86,23 @@ public final class PrivateKey: @unchecked Sendable {
     /// The JWS signature of `message`: PKCS#1 v1.5 over SHA-256 for RS256, r‖s (64 bytes) for ES256.
     public func sign(_ message: some ContiguousBytes) throws(PrivateKeyError) -> [UInt8] {
         OpenSSLErrorQueue.clear()
-        guard let context = EVP_MD_CTX_new() else { throw PrivateKeyError.signingFailed }
-        defer { EVP_MD_CTX_free(context) }
-        let signature: [UInt8]? = message.withUnsafeBytes { message in
-            let bytes = message.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            var count = 0
-            guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1,
-                  EVP_DigestSign(context, nil, &count, bytes, message.count) == 1
-            else { return nil }
-            var failed = false
-            let output = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
-                failed = EVP_DigestSign(context, out.baseAddress, &count, bytes, message.count) != 1
-                initialized = failed ? 0 : count
+        let maximumCount = signatureCapacity
+        // SHA-256 here, then a raw signature over the digest with a context set up once: the same signature
+        // EVP_DigestSign makes, without OpenSSL 3.0's per-call algorithm fetches.
+        let signature: [UInt8]? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256.digestCount) { digest in
+            message.withUnsafeBytes { message in
+                _ = COpenSSL.SHA256(
+                    message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count, digest.baseAddress)
             }
-            return failed ? nil : output
+            return signers.withContext { context -> [UInt8]? in
+                var failed = false
+                let output = [UInt8](unsafeUninitializedCapacity: maximumCount) { out, initialized in
+                    var count = maximumCount
+                    failed = EVP_PKEY_sign(context, out.baseAddress, &count, digest.baseAddress, digest.count) != 1
+                    initialized = failed ? 0 : count
+                }
+                return failed ? nil : output
+            } ?? nil
         }
         guard let signature else { throw PrivateKeyError.signingFailed.with(detail: OpenSSLErrorQueue.drain()) }
         switch algorithm {
@@ -95,4 +117,9 @@ public final class PrivateKey: @unchecked Sendable {
     public func pem() -> String {
         PEM.written { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) } ?? ""
     }
+}
+
+/// The `EVP_PKEY *` a signing pool builds its contexts over; it outlives them (each context holds a reference).
+private struct OwnedKey: @unchecked Sendable {
+    let pointer: OpaquePointer
 }

@@ -6,8 +6,16 @@ internal import COpenSSL
 /// used by several verifications at once.
 public final class PublicKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// Verification contexts over `pointer`, one pool per digest, made on first use.
+    private let sha256Verifiers: PKeyContextPool
+    private let sha384Verifiers: PKeyContextPool
 
-    init(taking pointer: OpaquePointer) { self.pointer = pointer }
+    init(taking pointer: OpaquePointer) {
+        self.pointer = pointer
+        let key = KeyPointer(pointer: pointer)
+        sha256Verifiers = PKeyContextPool { PublicKey.makeVerifier(key.pointer, digest: SignatureDigest.sha256Algorithm) }
+        sha384Verifiers = PKeyContextPool { PublicKey.makeVerifier(key.pointer, digest: SignatureDigest.sha384Algorithm) }
+    }
 
     deinit { EVP_PKEY_free(pointer) }
 
@@ -100,22 +108,40 @@ public final class PublicKey: @unchecked Sendable {
         _ signature: some ContiguousBytes, for message: some ContiguousBytes, digest: SignatureDigest = .sha256
     ) -> Bool {
         OpenSSLErrorQueue.clear()
-        guard let context = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit_ex(context, nil, digest.name, nil, nil, pointer, nil) == 1 else {
-            OpenSSLErrorQueue.clear()
-            return false
-        }
-        let result = signature.withUnsafeBytes { sig in
-            message.withUnsafeBytes { msg in
-                EVP_DigestVerify(
-                    context, sig.baseAddress?.assumingMemoryBound(to: UInt8.self), sig.count,
-                    msg.baseAddress?.assumingMemoryBound(to: UInt8.self), msg.count)
+        let verifiers = digest == .sha384 ? sha384Verifiers : sha256Verifiers
+        // The digest here, then a raw verification with a context set up once: what EVP_DigestVerify checks,
+        // without OpenSSL 3.0's per-call algorithm fetches.
+        let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { hash -> Int32 in
+            let hashCount = message.withUnsafeBytes { message -> Int in
+                let bytes = message.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                if digest == .sha384 {
+                    _ = COpenSSL.SHA384(bytes, message.count, hash.baseAddress)
+                    return 48
+                }
+                _ = COpenSSL.SHA256(bytes, message.count, hash.baseAddress)
+                return 32
             }
+            return verifiers.withContext { context in
+                signature.withUnsafeBytes { sig in
+                    EVP_PKEY_verify(
+                        context, sig.baseAddress?.assumingMemoryBound(to: UInt8.self), sig.count, hash.baseAddress,
+                        hashCount)
+                }
+            } ?? 0
         }
         // A failed verification leaves entries on the queue; they say nothing the Bool does not.
         if result != 1 { OpenSSLErrorQueue.clear() }
         return result == 1
+    }
+
+    /// A context ready to verify signatures by `key` over digests made with `digest`.
+    private static func makeVerifier(_ key: OpaquePointer, digest: OpaquePointer?) -> OpaquePointer? {
+        guard let digest, let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else { return nil }
+        guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_signature_md(context, digest) == 1 else {
+            EVP_PKEY_CTX_free(context)
+            return nil
+        }
+        return context
     }
 
     /// Runs one verification setup so that OpenSSL converts a key decoded the legacy way (as `X509_get_pubkey`
@@ -135,4 +161,13 @@ public struct SignatureDigest: Sendable, Hashable {
     public static let sha256 = SignatureDigest(name: "SHA256")
     /// SHA-384 (ecdsa-with-SHA384).
     public static let sha384 = SignatureDigest(name: "SHA384")
+
+    /// The digests fetched from the provider once, for the verification contexts.
+    nonisolated(unsafe) static let sha256Algorithm: OpaquePointer? = SHA256.algorithm
+    nonisolated(unsafe) static let sha384Algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA384", nil)
+}
+
+/// The `EVP_PKEY *` a verification pool builds its contexts over; each context holds its own reference.
+private struct KeyPointer: @unchecked Sendable {
+    let pointer: OpaquePointer
 }

@@ -6,19 +6,30 @@ enum SigningSignatureEncoding {
     static let p256ScalarCount = 32
 
     /// r‖s, each left-padded to `scalarCount` bytes, from a DER signature; nil if it is not one.
+    ///
+    /// Read here rather than through `d2i_ECDSA_SIG`, which allocates a signature and two big numbers for what
+    /// is two byte copies (every ES256 token passes through here).
     static func raw(fromDER der: [UInt8], scalarCount: Int = p256ScalarCount) -> [UInt8]? {
-        der.withUnsafeBufferPointer { buffer -> [UInt8]? in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            guard let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count) else { return nil }
-            defer { ECDSA_SIG_free(signature) }
-            guard let r = ECDSA_SIG_get0_r(signature), let s = ECDSA_SIG_get0_s(signature) else { return nil }
-            var raw = [UInt8](repeating: 0, count: 2 * scalarCount)
-            let ok = raw.withUnsafeMutableBufferPointer { out in
-                BN_bn2binpad(r, out.baseAddress, Int32(scalarCount)) == scalarCount
-                    && BN_bn2binpad(s, out.baseAddress! + scalarCount, Int32(scalarCount)) == scalarCount
+        // SEQUENCE { INTEGER r, INTEGER s }, short-form lengths (a P-256 signature is at most 72 bytes).
+        guard der.count >= 8, der[0] == 0x30, Int(der[1]) == der.count - 2, der[1] < 0x80 else { return nil }
+        var raw = [UInt8](repeating: 0, count: 2 * scalarCount)
+        var offset = 2
+        for slot in 0..<2 {
+            guard offset + 2 <= der.count, der[offset] == 0x02 else { return nil }
+            var length = Int(der[offset + 1])
+            offset += 2
+            guard length > 0, length < 0x80, offset + length <= der.count, der[offset] & 0x80 == 0 else { return nil }
+            // A leading zero only keeps a high bit from reading as a sign; beyond that the value is too wide.
+            while length > 1 && der[offset] == 0 {
+                offset += 1
+                length -= 1
             }
-            return ok ? raw : nil
+            guard length <= scalarCount else { return nil }
+            let end = (slot + 1) * scalarCount
+            raw.replaceSubrange((end - length)..<end, with: der[offset..<(offset + length)])
+            offset += length
         }
+        return offset == der.count ? raw : nil
     }
 
     /// The DER signature of a raw r‖s; nil unless `raw` is exactly two scalars wide.

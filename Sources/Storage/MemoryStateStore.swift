@@ -4,16 +4,18 @@ import Synchronization
 /// Expired challenges and tokens are swept as new ones arrive, so memory stays bounded by the rate times the TTL;
 /// they are filed by the second they expire, so a sweep touches only what has expired.
 public final class MemoryStateStore: StateStore {
-    private struct State {
+    struct State {
         var challenges: Set<[UInt8]> = []
         var tokens: Set<String> = []
         var keys: [[UInt8]: AttestedKeyRecord] = [:]
         var challengesExpiring: [Int64: [[UInt8]]] = [:]
         var tokensExpiring: [Int64: [String]] = [:]
         var sweptThrough: Int64?
+        /// The receipt refresher's schedule (see `MemoryStateStore+Receipts.swift`).
+        var receiptSchedule: [[UInt8]: ReceiptScheduleEntry] = [:]
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
     private let clock: @Sendable () -> Int64
 
     /// - Parameter clock: unix seconds now, for sweeping expired records (injectable for tests).

@@ -18,9 +18,11 @@ public struct AppCheckTokenIssuer: Sendable {
     }
 
     /// A token for `appID` in the project `projectNumber`/`projectID`, signed by the newest key, valid from `now`
-    /// (Unix seconds) for `lifetime`.
+    /// (Unix seconds) for `lifetime`. With `riskMetric`, the token also carries the claim `risk_metric` (Apple's
+    /// fraud-risk metric of the App Attest key, for apps that ask for it).
     public func mint(
-        appID: String, projectNumber: String, projectID: String, lifetime: TokenLifetime, now: Int64
+        appID: String, projectNumber: String, projectID: String, lifetime: TokenLifetime, now: Int64,
+        riskMetric: Int? = nil
     ) throws(PrivateKeyError) -> MintedAppCheckToken {
         let signer = keys.signing
         var jtiBytes = [UInt8]()
@@ -30,20 +32,25 @@ public struct AppCheckTokenIssuer: Sendable {
         var claims = [UInt8]()
         claims.reserveCapacity(192 + 2 * appID.utf8.count + 2 * issuerPrefix.utf8.count + 4 * projectID.utf8.count)
         JSONBytes.appendRaw("{\"iss\":", to: &claims)
-        JSONBytes.appendString(issuerPrefix + projectNumber, to: &claims)
+        JSONBytes.appendString(issuerPrefix, projectNumber, to: &claims)
         JSONBytes.appendRaw(",\"sub\":", to: &claims)
         JSONBytes.appendString(appID, to: &claims)
         JSONBytes.appendRaw(",\"aud\":[", to: &claims)
-        JSONBytes.appendString("projects/" + projectNumber, to: &claims)
+        JSONBytes.appendString("projects/", projectNumber, to: &claims)
         JSONBytes.appendRaw(",", to: &claims)
-        JSONBytes.appendString("projects/" + projectID, to: &claims)
+        JSONBytes.appendString("projects/", projectID, to: &claims)
         JSONBytes.appendRaw("],\"iat\":", to: &claims)
         JSONBytes.appendInteger(now, to: &claims)
         JSONBytes.appendRaw(",\"exp\":", to: &claims)
         JSONBytes.appendInteger(expiresAt, to: &claims)
         JSONBytes.appendRaw(",\"jti\":\"", to: &claims)
         claims.append(contentsOf: jtiBytes)
-        JSONBytes.appendRaw("\"}", to: &claims)
+        JSONBytes.appendRaw("\"", to: &claims)
+        if let riskMetric {
+            JSONBytes.appendRaw(",\"risk_metric\":", to: &claims)
+            JSONBytes.appendInteger(Int64(riskMetric), to: &claims)
+        }
+        JSONBytes.appendRaw("}", to: &claims)
 
         var token = [UInt8]()
         token.reserveCapacity(signer.encodedHeader.count + claims.count * 4 / 3 + 360)

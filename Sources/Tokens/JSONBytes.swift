@@ -4,6 +4,19 @@ enum JSONBytes {
     /// everything else copied as UTF-8.
     static func appendString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        appendEscaped(value, to: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `prefix` followed by `value` as one quoted JSON string, without building the concatenation.
+    static func appendString(_ prefix: String, _ value: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        appendEscaped(prefix, to: &output)
+        appendEscaped(value, to: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscaped(_ value: String, to output: inout [UInt8]) {
         var value = value
         value.withUTF8 { bytes in
             for byte in bytes {
@@ -21,19 +34,22 @@ enum JSONBytes {
                 }
             }
         }
-        output.append(UInt8(ascii: "\""))
     }
 
     /// Appends `value` as a JSON number.
     static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits = [UInt8]()
-        repeat {
-            digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        output.append(contentsOf: digits.reversed())
+        // Digits are made last first, into a scratch buffer on the stack (20 fit any Int64).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            output.append(contentsOf: UnsafeMutableBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// Appends text that needs no escaping (JSON punctuation and names we wrote ourselves).

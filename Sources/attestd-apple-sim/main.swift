@@ -10,11 +10,15 @@ let usage = """
     usage: attestd-apple-sim serve --environment development|production --developer-key TEAM:KEYID:PUBLIC.pem
                   [--developer-key ...] [--host 127.0.0.1] [--port 0] [--tls-cert CERT.pem --tls-key KEY.pem]
                   [--state FILE.json] [--fail STATUS:COUNT] [--receipt-ca DIR] [--risk-metric N]
+                  [--receipt-not-before SECONDS]
            attestd-apple-sim token --environment development|production --device ID [--expired]
 
     serve prints "listening on port N" once it accepts connections; POST /sim/faults {"status":503,"count":2}
     scripts failures at run time ({"status":503} without count: every request; {"clear":true} resets).
     --receipt-ca: an attestd-sim init directory; attestationData then refreshes receipts its CA signed (else 404).
+    --receipt-not-before: a new receipt may be refreshed this long after it was made (default 86400, Apple's day).
+    POST /sim/receipts {"answer":"normal"|"notModified"|"noData"|"badSignature","riskMetric":N,"notBeforeSeconds":N}
+    changes how attestationData answers at run time.
     token prints a device token the stand-in recognises.
 
     """
@@ -92,6 +96,10 @@ case "serve":
     if let metric = value("--risk-metric") {
         guard let number = Int(metric), number >= 0 else { fail("--risk-metric must be a number") }
         configuration.riskMetric = number
+    }
+    if let seconds = value("--receipt-not-before") {
+        guard let number = Int64(seconds), number >= 0 else { fail("--receipt-not-before must be a number of seconds") }
+        configuration.receiptNotBeforeSeconds = number
     }
     do {
         let standIn = try AppleStandIn(configuration)

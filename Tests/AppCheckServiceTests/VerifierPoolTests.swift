@@ -29,6 +29,21 @@ struct VerifierPoolTests {
         #expect(counter.ran.load(ordering: .relaxed) == 50)
     }
 
+    @Test("runs a job that may run inline on a pool thread when it is not submitted from an event loop")
+    func inlineOnlyOnLoops() {
+        let pool = VerifierPool(threads: 1, capacity: 4)
+        defer { pool.shutdown() }
+        let submitter = pthread_self()
+        let counter = Counter()
+        let done = DispatchSemaphore(value: 0)
+        #expect(pool.submit(.init(deadlineNanos: nil, mayRunInline: true, run: {
+            if pthread_equal(pthread_self(), submitter) == 0 { counter.ran.add(1, ordering: .relaxed) }
+            done.signal()
+        }, expire: { done.signal() })))
+        done.wait()
+        #expect(counter.ran.load(ordering: .relaxed) == 1)
+    }
+
     @Test("refuses jobs beyond its capacity while its threads are busy, and accepts again once they drain")
     func shedsLoad() {
         let pool = VerifierPool(threads: 1, capacity: 2)

@@ -130,6 +130,19 @@ struct HTTP1Tests {
         }
     }
 
+    @Test("more header fields than allowed get 431 and the connection is closed")
+    func tooManyHeaderFields() throws {
+        try TestServer.run(configure: { $0.maxHeaderFields = 10 }) { server in
+            let socket = try TestSocket(port: server.port)
+            let fields = (0..<20).map { "X-\($0): v\r\n" }.joined()
+            socket.send("GET / HTTP/1.1\r\nHost: a\r\n\(fields)\r\n")
+            let (bytes, closed) = socket.receive()
+            #expect(HTTP1Responses.parse(bytes).map(\.status) == [431])
+            #expect(closed)
+            #expect(server.handler.received.isEmpty)
+        }
+    }
+
     @Test("a body over the limit reaches the handler as bodyTooLarge, then the connection closes")
     func bodyTooLarge() throws {
         try TestServer.run(configure: { $0.maxRequestBodyBytes = 100 }) { server in

@@ -23,6 +23,7 @@ import grpc
 import pytest
 import yaml
 
+import nginx_server
 import protos
 from attestd_server import REPO, AttestdServer, attestd_binary, base_config, free_ports, make_tls_files
 from wire import APP_ID, PROJECT_ID
@@ -202,7 +203,8 @@ def test_every_json_file_under_deploy_parses(path: Path) -> None:
 
 
 def test_deploy_holds_each_deliverable() -> None:
-    for name in ["Dockerfile", "Dockerfile.dockerignore", "README.md", "haproxy/haproxy.cfg", "envoy/envoy.yaml"]:
+    for name in ["Dockerfile", "Dockerfile.dockerignore", "README.md", "haproxy/haproxy.cfg", "envoy/envoy.yaml",
+                 "envoy/ext-authz.yaml", "nginx/nginx.conf"]:
         assert (DEPLOY / name).is_file(), f"deploy/{name} is missing"
     kinds = {kind for kind, _ in kubernetes_objects()}
     assert {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "Secret", "ConfigMap",
@@ -573,6 +575,47 @@ def test_envoy_sends_grpc_over_h2_to_three_backends_with_grpc_health_checks(moun
     assert manager["codec_type"] == "AUTO"
     routes = [route for host in manager["route_config"]["virtual_hosts"] for route in host["routes"]]
     assert {route["route"]["cluster"] for route in routes} == {cluster["name"]}
+
+
+def test_envoy_ext_authz_checks_every_route_with_attestd_and_fails_closed() -> None:
+    envoy = yaml_documents(DEPLOY / "envoy" / "ext-authz.yaml")[0]
+    clusters = {cluster["name"]: cluster for cluster in envoy["static_resources"]["clusters"]}
+    (listener,) = envoy["static_resources"]["listeners"]
+    manager = listener["filter_chains"][0]["filters"][0]["typed_config"]
+    filters = manager["http_filters"]
+    # ext_authz runs before the router, so nothing reaches the API unchecked.
+    assert [f["name"] for f in filters] == ["envoy.filters.http.ext_authz", "envoy.filters.http.router"]
+    ext_authz = filters[0]["typed_config"]
+    assert ext_authz["transport_api_version"] == "V3"
+    assert ext_authz["failure_mode_allow"] is False
+    attestd = clusters[ext_authz["grpc_service"]["envoy_grpc"]["cluster_name"]]
+    options = attestd["typed_extension_protocol_options"]["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]
+    assert "http2_protocol_options" in options["explicit_http_config"]
+    assert attestd["health_checks"][0]["grpc_health_check"].get("service_name", "") == ""
+    # Every route name Envoy sends is a route policy of the deployed attestd config; the rest are checked by path.
+    gateway = json.loads((DEPLOY / "docker" / "config.json").read_text())["gateway"]
+    policies = {route["name"]: route for route in gateway["routes"]}
+    routes = [route for host in manager["route_config"]["virtual_hosts"] for route in host["routes"]]
+    named = [route["typed_per_filter_config"]["envoy.filters.http.ext_authz"]["check_settings"]["context_extensions"]
+             ["attestd_route"] for route in routes
+             if "check_settings" in route.get("typed_per_filter_config", {}).get("envoy.filters.http.ext_authz", {})]
+    assert named and set(named) <= policies.keys()
+    assert policies["redeem"]["limitedUse"] is True
+    assert {route["route"]["cluster"] for route in routes} == {"api"}
+
+
+def test_nginx_accepts_its_auth_request_config(tmp_path: Path) -> None:
+    if nginx_server.nginx_binary() is None:
+        pytest.skip("nginx is not installed (scripts/install-deps.sh installs it)")
+    text = (DEPLOY / "nginx" / "nginx.conf").read_text()
+    assert "auth_request /_attestd/authz;" in text
+    assert "proxy_pass http://attestd/v1/authz;" in text
+    gateway = json.loads((DEPLOY / "docker" / "config.json").read_text())["gateway"]
+    assert gateway["authRequestPath"] == "/v1/authz"
+    # The deployed file with loopback hosts and paths in the test's directory (the e2e gateway tests run it).
+    result = nginx_server.Nginx(tmp_path, 8081, [8080], 9000).check()
+    assert result.returncode == 0, result.stderr
+    assert "test is successful" in result.stderr
 
 
 def test_the_compose_cluster_matches_the_balancer_backends_and_the_image() -> None:

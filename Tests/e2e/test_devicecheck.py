@@ -51,7 +51,7 @@ def make_developer_key(directory: Path, name: str) -> tuple[Path, Path]:
 class AppleSim:
     """One `attestd-apple-sim serve` process (TLS, development environment)."""
 
-    def __init__(self, directory: Path, public_key: Path, tls: tuple[Path, Path]):
+    def __init__(self, directory: Path, public_key: Path, tls: tuple[Path, Path], extra: list[str] | None = None):
         binary = sim_binary()
         assert binary.exists(), f"{binary} does not exist: swift build --product attestd-apple-sim"
         self.certificate = tls[0]
@@ -60,7 +60,8 @@ class AppleSim:
             self.process = subprocess.Popen(
                 [str(binary), "serve", "--environment", "development",
                  "--developer-key", f"{TEAM_ID}:{KEY_ID}:{public_key}",
-                 "--tls-cert", str(tls[0]), "--tls-key", str(tls[1]), "--state", str(directory / "bits.json")],
+                 "--tls-cert", str(tls[0]), "--tls-key", str(tls[1]), "--state", str(directory / "bits.json"),
+                 *(extra or [])],
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 20
         self.port = 0
@@ -76,8 +77,15 @@ class AppleSim:
         return f"https://127.0.0.1:{self.port}"
 
     def faults(self, body: dict) -> None:
+        self._control("faults", body)
+
+    def receipts(self, body: dict) -> None:
+        """How attestationData answers from now on: {"answer": ..., "riskMetric": ..., "notBeforeSeconds": ...}."""
+        self._control("receipts", body)
+
+    def _control(self, name: str, body: dict) -> None:
         context = ssl.create_default_context(cafile=str(self.certificate))
-        request = urllib.request.Request(f"{self.url}/sim/faults", data=json.dumps(body).encode(), method="POST")
+        request = urllib.request.Request(f"{self.url}/sim/{name}", data=json.dumps(body).encode(), method="POST")
         with urllib.request.urlopen(request, context=context, timeout=10) as response:
             assert response.status == 204
 

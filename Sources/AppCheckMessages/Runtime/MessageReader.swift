@@ -23,6 +23,24 @@ struct MessageReader {
         return string
     }
 
+    /// A repeated string field; INVALID_ARGUMENT when one is not UTF-8.
+    func strings(_ number: UInt32) throws(GRPCStatus) -> [String] {
+        let field = descriptor.field(number).pointee
+        let count = base.load(fromByteOffset: Int(field.quantifier_offset), as: Int.self)
+        guard count > 0,
+              let array = base.load(fromByteOffset: Int(field.offset), as: UnsafePointer<UnsafePointer<CChar>>?.self)
+        else { return [] }
+        var strings: [String] = []
+        strings.reserveCapacity(count)
+        for i in 0..<count {
+            guard let string = String(validatingCString: array[i]) else {
+                throw GRPCStatus(.invalidArgument, "Field '\(String(cString: field.name))' of \(descriptor.fullName) is not valid UTF-8.")
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+
     func bytes(_ number: UInt32) -> [UInt8] {
         let data = base.load(fromByteOffset: offset(number), as: ProtobufCBinaryData.self)
         guard data.len > 0, let start = data.data else { return [] }

@@ -28,6 +28,26 @@ struct MessageWriter {
                         as: UnsafeMutablePointer<CChar>?.self)
     }
 
+    /// Sets a repeated string field.
+    func strings(_ number: UInt32, _ values: [String]) {
+        guard !values.isEmpty else { return }
+        let field = descriptor.field(number).pointee
+        let array = arena.pointee.allocate(MemoryLayout<UnsafeMutablePointer<CChar>>.stride * values.count)
+            .bindMemory(to: UnsafeMutablePointer<CChar>.self, capacity: values.count)
+        for (i, value) in values.enumerated() {
+            var value = value
+            array[i] = value.withUTF8 { utf8 in
+                let pointer = arena.pointee.allocate(utf8.count + 1)
+                if utf8.count > 0 { pointer.copyMemory(from: utf8.baseAddress!, byteCount: utf8.count) }
+                pointer.storeBytes(of: 0, toByteOffset: utf8.count, as: UInt8.self)
+                return pointer.assumingMemoryBound(to: CChar.self)
+            }
+        }
+        base.storeBytes(of: values.count, toByteOffset: Int(field.quantifier_offset), as: Int.self)
+        base.storeBytes(of: UnsafeMutablePointer?(array), toByteOffset: Int(field.offset),
+                        as: UnsafeMutablePointer<UnsafeMutablePointer<CChar>>?.self)
+    }
+
     func bytes(_ number: UInt32, _ value: [UInt8]) {
         guard !value.isEmpty else { return }
         let copy = arena.pointee.allocate(value.count)

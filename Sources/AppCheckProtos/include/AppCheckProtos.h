@@ -8,6 +8,11 @@
 #include "grpc/health/v1/health.pb-c.h"
 #include "attestd/v1/device_state.pb-c.h"
 #include "attestd/v1/key_service.pb-c.h"
+#include "google/rpc/status.pb-c.h"
+#include "envoy/config/core/v3/base.pb-c.h"
+#include "envoy/type/v3/http_status.pb-c.h"
+#include "envoy/service/auth/v3/attribute_context.pb-c.h"
+#include "envoy/service/auth/v3/external_auth.pb-c.h"
 
 /** The descriptor of the message with this full name ("google.protobuf.Duration"), or NULL. */
 const ProtobufCMessageDescriptor *appcheck_protos_message_descriptor(const char *full_name);

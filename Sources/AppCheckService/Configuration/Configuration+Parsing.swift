@@ -27,7 +27,8 @@ extension Configuration {
         }
         let problems = JSONFieldReader.ProblemList()
         let reader = JSONFieldReader(object: root, path: "", problems: problems)
-        let configuration = read(reader, baseDirectory: baseDirectory)
+        var configuration = read(reader, baseDirectory: baseDirectory)
+        configuration.admission = readAdmission(reader.object("admission"))
         guard problems.items.isEmpty else { throw ConfigurationError(problems: problems.items) }
         return configuration
     }
@@ -35,7 +36,7 @@ extension Configuration {
     private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
         reader.rejectUnknownKeys(except: [
             "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "tokens", "verifier",
-            "trust", "admin", "store", "projects", "apple",
+            "trust", "admin", "store", "projects", "apple", "receipts", "gateway", "admission",
         ])
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
 
@@ -156,15 +157,17 @@ extension Configuration {
             verifier: verifier,
             trust: trust,
             admin: admin,
+            receipts: readReceipts(reader.object("receipts")),
             store: store,
             projects: projects,
-            apple: apple)
+            apple: apple,
+            gateway: readGateway(reader.object("gateway"), projects: projects))
     }
 
     private static func readApp(_ app: JSONFieldReader, projectNumber: String, resolve: (String) -> String) -> App {
         app.rejectUnknownKeys(except: [
             "appId", "teamId", "bundleIds", "environment", "tokenTtlSeconds", "debugTokenHashes",
-            "allowedValidationCategories", "deviceCheck",
+            "allowedValidationCategories", "deviceCheck", "riskMetricClaim",
         ])
         let appID = app.string("appId") ?? ""
         let parts = appID.split(separator: ":", omittingEmptySubsequences: false)
@@ -199,8 +202,10 @@ extension Configuration {
             }
             return DeviceCheckKey(keyID: keyID, privateKeyPath: resolve(key.string("privateKey") ?? ""))
         }
-        return App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
-                   debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories, deviceCheck: deviceCheck)
+        var parsed = App(appID: appID, teamID: teamID, bundleIDs: bundleIDs, environment: environment, tokenTTLSeconds: ttl,
+                         debugTokenHashes: debugTokenHashes, allowedValidationCategories: categories, deviceCheck: deviceCheck)
+        parsed.riskMetricClaim = app.bool("riskMetricClaim", default: false)
+        return parsed
     }
 
     /// `store`: `{"kind":"memory"}` (the default), `{"kind":"sqlite","path":…,"durability":"processCrash"|"powerLoss"}`,

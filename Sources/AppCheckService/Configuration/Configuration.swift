@@ -14,18 +14,23 @@ public struct Configuration: Sendable {
     public var verifier: Verifier
     public var trust: Trust
     public var admin: Admin
+    /// The background receipt refresher (`Configuration+Receipts.swift`).
+    public var receipts: Receipts = Receipts()
     public var store: Store
     public var projects: [Project]
     /// Apple's DeviceCheck and risk-metric services: where they are and which CAs to trust.
     public var apple: AppleServices = AppleServices()
+    /// The gateway checks (Envoy ext_authz, nginx auth_request) and their route policies.
+    public var gateway: Gateway = Gateway()
+    /// Per-client limits and load shedding (see `Configuration+Admission.swift`).
+    public var admission: Admission = Admission()
 
     /// `apple`: `{"deviceCheckURL": …, "riskMetricURL": …, "caBundle": …}`, every member optional.
     public struct AppleServices: Sendable {
         /// One DeviceCheck base URL for every app (a stand-in); nil picks Apple's production or development host
         /// by each app's environment.
         public var deviceCheckURL: String?
-        /// Likewise for App Attest's risk-metric host (`/v1/attestationData` is appended); read by no RPC yet:
-        /// the receipt refresher that will use it is not written.
+        /// Likewise for App Attest's risk-metric host (`/v1/attestationData` is appended), for the receipt refresher.
         public var riskMetricURL: String?
         /// A PEM bundle of CAs to trust for Apple's hosts instead of the system's (the stand-in's, in tests).
         public var caBundlePath: String?
@@ -178,6 +183,8 @@ public struct Configuration: Sendable {
         public var allowedValidationCategories: Set<UInt32>?
         /// The developer key DeviceCheck calls are signed with; nil: the DeviceCheck RPCs answer FAILED_PRECONDITION.
         public var deviceCheck: DeviceCheckKey?
+        /// Tokens minted from an App Attest assertion carry the key's latest risk metric as `risk_metric`.
+        public var riskMetricClaim: Bool = false
 
         public init(appID: String, teamID: String, bundleIDs: [String], environment: Environment,
                     tokenTTLSeconds: Int = 3_600, debugTokenHashes: [[UInt8]] = [],

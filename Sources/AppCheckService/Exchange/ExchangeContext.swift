@@ -61,8 +61,9 @@ struct ExchangeContext: Sendable {
     /// full, and DEADLINE_EXCEEDED without running it when the caller's deadline passed while it waited.
     func onPool<Response>(_ context: RPCContext, reply: RPCReply<Response>,
                           _ work: @escaping @Sendable () throws(GRPCStatus) -> Response) {
+        // May run inline on an idle pool: verification, signing and one state-store call, no remote service.
         let accepted = pool.submit(.init(
-            deadlineNanos: context.deadlineNanos,
+            deadlineNanos: context.deadlineNanos, mayRunInline: true,
             run: {
                 do throws(GRPCStatus) { reply.succeed(try work()) } catch { reply.fail(error) }
             },
@@ -72,13 +73,14 @@ struct ExchangeContext: Sendable {
         }
     }
 
-    /// A freshly minted token for `app`, as the response message carries it.
-    func mint(for app: RegisteredApp, limitedUse: Bool, lifetime: TokenLifetime? = nil) throws(GRPCStatus) -> AppCheckToken {
+    /// A freshly minted token for `app`, as the response message carries it; `riskMetric`, when given, becomes the
+    /// token's `risk_metric` claim.
+    func mint(for app: RegisteredApp, limitedUse: Bool, lifetime: TokenLifetime? = nil, riskMetric: Int? = nil) throws(GRPCStatus) -> AppCheckToken {
         let chosen = limitedUse ? TokenLifetime.limitedUse : (lifetime ?? app.tokenLifetime)
         do {
             let minted = try issuer.mint(
                 appID: app.appID, projectNumber: app.projectNumber, projectID: app.projectID, lifetime: chosen,
-                now: Self.now())
+                now: Self.now(), riskMetric: riskMetric)
             return AppCheckToken(token: minted.token, ttl: ProtoDuration(seconds: minted.lifetime.seconds))
         } catch {
             throw GRPCStatus(.internal, "Could not sign the token.", cause: error)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Synchronization
 
 /// Worker threads that run what an event loop must not: signature checks, token signing, state-store calls.
 ///
@@ -7,6 +8,10 @@ import HTTP
 /// load keeps latency bounded for the requests that are admitted, where an unbounded queue would only delay every
 /// answer past its caller's patience. A job whose deadline passed while it waited is expired without running, so
 /// no crypto is spent on an answer nobody is waiting for.
+///
+/// A job that may run inline is run at once on the submitting event loop when the pool is idle (nothing queued,
+/// a thread waiting) and the loop has not yet run one inline in its current turn (`LoopTurn`): a lone request then
+/// costs no thread wake-up at all, where the pool would wake a thread for it and wake the loop with its answer.
 public final class VerifierPool: Sendable {
     /// One unit of work.
     public struct Job: Sendable {
@@ -16,17 +21,29 @@ public final class VerifierPool: Sendable {
         public var run: @Sendable () -> Void
         /// Called instead of `run` when the deadline passed before a thread took the job.
         public var expire: @Sendable () -> Void
+        /// The job is short and never blocks for long (no calls to remote services), so it may run on the
+        /// submitting event loop when the pool is idle, and answers of earlier jobs may wait for it to finish
+        /// before their loop is woken.
+        public var mayRunInline: Bool
 
-        public init(deadlineNanos: UInt64?, run: @escaping @Sendable () -> Void, expire: @escaping @Sendable () -> Void) {
+        public init(
+            deadlineNanos: UInt64?, mayRunInline: Bool = false, run: @escaping @Sendable () -> Void,
+            expire: @escaping @Sendable () -> Void
+        ) {
             self.deadlineNanos = deadlineNanos
+            self.mayRunInline = mayRunInline
             self.run = run
             self.expire = expire
         }
     }
 
+    /// While a thread has more work queued, an answer waits at most this many of its jobs for its loop's wake-up.
+    static let jobsPerWake = 3
+
     public let threadCount: Int
     public let capacity: Int
     private let queue: JobQueue
+    private let refused = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - threads: worker threads; 0 means one per core.
@@ -38,23 +55,40 @@ public final class VerifierPool: Sendable {
         queue = JobQueue(capacity: capacity)
         for index in 0..<count {
             let thread = Thread { [queue] in
-                while let job = queue.take() {
+                // Answers wake their loops once per few jobs while more are queued, and all at once before this
+                // thread waits for work: at saturation a loop is not woken for every single answer.
+                let wakes = DeferredWakes.enableOnCurrentThread()
+                while let job = queue.take(beforeWaiting: { wakes.flush() }) {
+                    // Held-back answers never wait behind a job that may block (a call to a remote service).
+                    if !job.mayRunInline { wakes.flush() }
                     if let deadline = job.deadlineNanos, MonotonicClock.nanoseconds() > deadline {
                         job.expire()
                     } else {
                         job.run()
                     }
+                    wakes.jobFinished(limit: VerifierPool.jobsPerWake)
                 }
+                wakes.flush()
             }
             thread.name = "verifier-\(index)"
             thread.start()
         }
     }
 
-    /// Queues `job`. Returns false, without queueing, when the queue is full or the pool is shut down.
+    /// Queues `job`, or runs it at once on the calling event loop (see above). Returns false, without queueing,
+    /// when the queue is full or the pool is shut down.
     public func submit(_ job: Job) -> Bool {
-        queue.put(job)
+        if job.mayRunInline && queue.isIdle && LoopTurn.claimInlineSlot() {
+            if let deadline = job.deadlineNanos, MonotonicClock.nanoseconds() > deadline { job.expire() } else { job.run() }
+            return true
+        }
+        let accepted = queue.put(job)
+        if !accepted { refused.add(1, ordering: .relaxed) }
+        return accepted
     }
+
+    /// Jobs refused so far because the queue was full (or the pool shut down).
+    public var refusedCount: Int { refused.load(ordering: .relaxed) }
 
     /// Jobs waiting for a thread right now.
     public var queuedCount: Int { queue.count }
@@ -74,6 +108,8 @@ private final class JobQueue: @unchecked Sendable {
     private var head = 0
     private var stored = 0
     private var closed = false
+    /// Threads blocked in `take`, waiting for a job.
+    private var waiting = 0
 
     init(capacity: Int) {
         jobs = Array(repeating: nil, count: max(1, capacity))
@@ -83,6 +119,13 @@ private final class JobQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return stored
+    }
+
+    /// Nothing queued and a thread waiting: a job submitted now would wait for nothing but a wake-up.
+    var isIdle: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return !closed && stored == 0 && waiting > 0
     }
 
     func put(_ job: VerifierPool.Job) -> Bool {
@@ -95,13 +138,20 @@ private final class JobQueue: @unchecked Sendable {
         return true
     }
 
-    /// The next job, waiting for one; nil once the queue is closed and empty.
-    func take() -> VerifierPool.Job? {
+    /// The next job, waiting for one; nil once the queue is closed and empty. Before it waits, it calls
+    /// `beforeWaiting` without the lock held, and looks again if that did anything.
+    func take(beforeWaiting: () -> Bool) -> VerifierPool.Job? {
         condition.lock()
         defer { condition.unlock() }
         while stored == 0 {
             if closed { return nil }
+            condition.unlock()
+            let acted = beforeWaiting()
+            condition.lock()
+            if acted { continue }
+            waiting += 1
             condition.wait()
+            waiting -= 1
         }
         let job = jobs[head]
         jobs[head] = nil

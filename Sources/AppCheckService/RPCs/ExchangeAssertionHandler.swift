@@ -65,7 +65,8 @@ struct ExchangeAssertionHandler: UnaryHandler {
             case .counter(.revoked): throw refuse("keyRevoked")
             case .counter(.unknownKey): throw refuse("unknownKey")
             }
-            return try exchange.mint(for: app, limitedUse: request.limitedUse)
+            return try exchange.mint(
+                for: app, limitedUse: request.limitedUse, riskMetric: try exchange.riskMetricClaim(app, artifact.keyID, context))
         }
     }
 }

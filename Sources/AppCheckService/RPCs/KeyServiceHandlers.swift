@@ -1,4 +1,6 @@
+import AppAttest
 import AppCheckMessages
+import Crypto
 import GRPC
 import Storage
 
@@ -71,6 +73,13 @@ extension AttestedKeyRecord {
         key.counter = counter
         key.riskMetric = riskMetric.map { UInt32(clamping: $0) } ?? 0
         key.revoked = revoked
+        // The latest receipt's dates: it was verified when stored, so reading its payload is enough here.
+        if let receipt, let signed = try? SignedData.verifyingSignature(receipt),
+           let payload = try? Receipt(payload: signed.content) {
+            key.receiptCreationTime = ProtoTimestamp(seconds: payload.creationTime)
+            key.receiptNotBeforeTime = payload.notBefore.map { ProtoTimestamp(seconds: $0) }
+            key.receiptExpirationTime = payload.expirationTime.map { ProtoTimestamp(seconds: $0) }
+        }
         return key
     }
 }

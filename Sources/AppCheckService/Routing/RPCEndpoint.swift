@@ -11,15 +11,19 @@ public enum MessageEncoding: Sendable {
 /// runs the typed handler, and encodes the answer back in the same encoding (for gRPC, already framed).
 public struct RPCEndpoint: Sendable {
     public let method: RPCMethod
-    /// The method's short name (`GenerateAppAttestChallenge`): the `method` label of the request metrics.
-    public var name: String { method.path.method }
+    /// The method's short name (`GenerateAppAttestChallenge`), unless the endpoint was given another: the `method`
+    /// label of the request metrics.
+    public let name: String
     /// Headers added to every successful REST answer (the JWKS's `cache-control`).
     public let restHeaders: [(String, String)]
     let invoke: @Sendable (ArraySlice<UInt8>, MessageEncoding, RPCContext, @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> Void
 
     /// An endpoint serving `method` with `handler`.
-    public init<Handler: UnaryHandler>(_ method: RPCMethod, _ handler: Handler, restHeaders: [(String, String)] = []) {
+    /// `name` replaces the method's short name in metrics when two services share one (`Check`).
+    public init<Handler: UnaryHandler>(_ method: RPCMethod, _ handler: Handler, restHeaders: [(String, String)] = [],
+                                       name: String? = nil) {
         self.method = method
+        self.name = name ?? method.path.method
         self.restHeaders = restHeaders
         self.invoke = { body, encoding, context, done in
             let request: Handler.Request
@@ -51,6 +55,7 @@ public struct RPCEndpoint: Sendable {
 
     private init(method: RPCMethod, invoke: @escaping @Sendable (ArraySlice<UInt8>, MessageEncoding, RPCContext, @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> Void) {
         self.method = method
+        self.name = method.path.method
         self.restHeaders = []
         self.invoke = invoke
     }

@@ -28,6 +28,11 @@ extension ServiceRouter {
             finish(request, responder, method: method, status: error, response: .grpcTrailersOnly(error))
             return
         }
+        if let admission, let refusal = admission.check(
+            method: method, peer: request.remoteAddress, app: { AppNamePeek.appID(protobuf: message) }) {
+            finish(request, responder, method: method, status: refusal, response: .grpcTrailersOnly(refusal))
+            return
+        }
         let deadline = request.headers["grpc-timeout"].flatMap { GRPCTimeout(headerValue: $0) }
             .map { request.receivedAtNanos &+ UInt64($0.nanoseconds) }
         let context = context(for: request, method: method, deadlineNanos: deadline)

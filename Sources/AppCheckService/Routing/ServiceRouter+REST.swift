@@ -16,6 +16,9 @@ extension ServiceRouter {
             body: Array(registry.render().utf8)))
         default: break
         }
+        if let gateway, path == gateway.configuration.authRequestPath {
+            return serveAuthRequest(request, responder: responder, gateway: gateway)
+        }
         switch restRouter.route(method: request.method, target: request.path) {
         case .matched(let endpoint, _, let parameter):
             serveRESTCall(request, responder, endpoint: endpoint, pathParameters: parameter.map { [$0] } ?? [])
@@ -59,6 +62,11 @@ extension ServiceRouter {
             }
         } catch {
             finish(request, responder, method: method, status: error, response: .restError(error))
+            return
+        }
+        if let admission, let refusal = admission.check(
+            method: method, peer: request.remoteAddress, app: { AppNamePeek.appID(restPath: request.path) }) {
+            finish(request, responder, method: method, status: refusal, response: .restError(refusal))
             return
         }
         let context = context(for: request, method: method, deadlineNanos: nil)

@@ -13,12 +13,17 @@ final class ServiceRouter: HTTPHandler {
     let registry: MetricsRegistry
     let health: HealthState
     let logger: Logger
+    /// Envoy's and nginx's edge checks; nil when no gateway project is configured.
+    let gateway: GatewayAuthorizer?
+    /// Rate limits and load shedding, consulted before an RPC's handler runs (see `Admission/`).
+    let admission: AdmissionControl?
     private let requestIDs = RequestIDGenerator()
 
     init(
         endpoints: [RPCEndpoint], maxMessageBytes: Int, metrics: RequestMetrics, registry: MetricsRegistry,
-        health: HealthState, logger: Logger
+        health: HealthState, logger: Logger, gateway: GatewayAuthorizer? = nil, admission: AdmissionControl? = nil
     ) {
+        self.gateway = gateway
         grpcEndpoints = Dictionary(endpoints.map { ($0.method.path.description, $0) }, uniquingKeysWith: { first, _ in first })
         restRouter = RESTRouter(endpoints.flatMap { endpoint in endpoint.method.restBindings.map { ($0, endpoint) } })
         self.maxMessageBytes = maxMessageBytes
@@ -26,6 +31,7 @@ final class ServiceRouter: HTTPHandler {
         self.registry = registry
         self.health = health
         self.logger = logger
+        self.admission = admission
     }
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {

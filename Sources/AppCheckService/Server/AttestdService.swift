@@ -12,6 +12,7 @@ public final class AttestdService: Sendable {
     private let server: HTTPServer
     private let pool: VerifierPool
     private let deviceCheck: DeviceCheckClients
+    private let receiptRefresher: ReceiptRefresher?
     private let health: HealthState
     private let logger: Logger
     private let shutdownGraceSeconds: Double
@@ -47,25 +48,48 @@ public final class AttestdService: Sendable {
             store: try StateStores.open(configuration.store, logger: logger),
             pool: pool,
             failures: failures)
+        let gateway = GatewayAuthorizer.project(configuration.gateway, projects: configuration.projects).map { project in
+            GatewayAuthorizer(configuration: configuration.gateway, project: project, apps: apps,
+                              verifier: exchange.tokenVerifier, store: exchange.store, pool: pool,
+                              logger: logger.with("component", "gateway"))
+        }
+        if gateway == nil { logger.warning("gateway not served: several projects and no gateway.project") }
         let deviceCheck = try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)
         self.deviceCheck = deviceCheck
+        let receiptRefresher = try ReceiptRefresher.make(
+            configuration: configuration, store: exchange.store, receiptRoots: receiptRoots, logger: logger)
+        self.receiptRefresher = receiptRefresher
         let endpoints = EndpointTable.endpoints(.init(
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
             customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
             admin: AdminCredential(tokenHashes: configuration.admin.tokenHashes),
-            deviceCheck: deviceCheck))
+            deviceCheck: deviceCheck, gateway: gateway))
 
-        let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics"])
+        let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics", ServiceRouter.authRequestMethod])
         let registry = MetricsRegistry()
         registry.register(metrics)
         registry.register(failures)
+        if let receiptRefresher {
+            registry.register(receiptRefresher.refreshes)
+            registry.register(receiptRefresher.riskMetrics)
+        }
         registry.register(deviceCheck.requests)
+        if let gateway {
+            registry.register(gateway.metrics.decisions)
+            registry.register(gateway.cache)
+        }
         registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
             Double(pool.queuedCount)
         })
+        let admission = AdmissionControl(
+            configuration: configuration.admission,
+            knownApps: Set(configuration.projects.flatMap { $0.apps.map(\.appID) }),
+            queueCapacity: pool.capacity, queueDepth: { pool.queuedCount })
+        registry.register(admission.rateLimited)
         let router = ServiceRouter(
             endpoints: endpoints, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,
-            registry: registry, health: health, logger: logger.with("component", "router"))
+            registry: registry, health: health, logger: logger.with("component", "router"), gateway: gateway,
+            admission: admission)
 
         var http = HTTPServerConfiguration(
             listeners: configuration.listeners.map { listener in
@@ -79,8 +103,10 @@ public final class AttestdService: Sendable {
         http.maxRequestBodyBytes = configuration.limits.maxMessageBytes + 5  // one gRPC frame prefix
         http.maxBufferedOutputBytes = configuration.limits.maxBufferedOutputBytes
         http.idleTimeoutSeconds = configuration.limits.idleTimeoutSeconds
+        http.apply(configuration.admission)
         let server = try HTTPServer(configuration: http, handler: router, logger: logger.with("component", "http"))
         self.server = server
+        registry.register(ShedMetrics(admission: admission, pool: pool, server: server))
         registry.register(Gauge(name: "attestd_open_connections", help: "Open client connections.") {
             Double(server.openConnections)
         })
@@ -101,6 +127,7 @@ public final class AttestdService: Sendable {
             }
         }
         try server.start()
+        receiptRefresher?.start()
         for address in server.boundAddresses {
             logger.info("listening", [("address", address.host), ("port", String(address.port))])
         }
@@ -119,6 +146,7 @@ public final class AttestdService: Sendable {
     /// Blocks until the server has stopped, then lets the verifier threads finish.
     public func waitUntilStopped() {
         server.waitUntilStopped()
+        receiptRefresher?.stop()
         pool.shutdown()
         deviceCheck.shutdown()
     }

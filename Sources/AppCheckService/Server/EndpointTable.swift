@@ -11,11 +11,13 @@ enum EndpointTable {
         let customTokenVerifiers: [String: CustomTokenVerifier]
         let admin: AdminCredential
         let deviceCheck: DeviceCheckClients
+        let gateway: GatewayAuthorizer?
     }
 
     static func endpoints(_ dependencies: Dependencies) -> [RPCEndpoint] {
         let exchange = dependencies.exchange
-        return AppCheckRPC.allCases.map { rpc in
+        let gateway = dependencies.gateway.map { [EnvoyCheckHandler.endpoint($0)] } ?? []
+        return gateway + AppCheckRPC.allCases.map { rpc in
             switch rpc {
             case .generateAppAttestChallenge:
                 RPCEndpoint(rpc.method, GenerateChallengeHandler(apps: exchange.apps, challenges: exchange.challenges))
@@ -34,7 +36,8 @@ enum EndpointTable {
                 RPCEndpoint(rpc.method, JWKSHandler(keys: dependencies.signingKeys),
                             restHeaders: [("cache-control", "public, max-age=21600")])
             case .healthCheck:
-                RPCEndpoint(rpc.method, HealthCheckHandler(health: dependencies.health, services: servedServices))
+                RPCEndpoint(rpc.method, HealthCheckHandler(
+                    health: dependencies.health, services: servedServices.union(gateway.map(\.method.path.service))))
             case .exchangeSafetyNetToken, .exchangeRecaptchaV3Token, .exchangeRecaptchaEnterpriseToken,
                  .generatePlayIntegrityChallenge, .exchangePlayIntegrityToken:
                 .unimplemented(rpc.method, reason: "\(rpc.rawValue) is not served: attestd serves Apple's providers only.")

@@ -15,6 +15,28 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBufferedOutputBytes: Int = 1 << 20
     /// Connections with nothing in flight for this long are closed (HTTP/2 with a GOAWAY first).
     public var idleTimeoutSeconds: Int = 300
+    /// Connections one peer address may hold open at once; 0 means no limit. Extra connections are closed as
+    /// soon as they are accepted.
+    public var maxConnectionsPerAddress: Int = 0
+    /// A connection must finish its TLS handshake and send its first bytes of HTTP (the HTTP/2 preface or an
+    /// HTTP/1.1 request line) within this many seconds, or it is closed: a slot held by a silent peer is a slot lost.
+    public var handshakeTimeoutSeconds: Int = 10
+    /// A connection that owes output (unsent bytes, or HTTP/2 response data held back by the peer's flow-control
+    /// window) and has made no progress sending it for this many seconds is cut off: a peer that stops reading
+    /// must not pin responses in memory.
+    public var writeStallTimeoutSeconds: Int = 30
+    /// A request that has begun must arrive in full within this many seconds (while no other request on the
+    /// connection completes), or the connection is cut off: a slowloris peer trickling headers or a body byte by
+    /// byte must not hold a slot forever. HTTP/2 gets GOAWAY(ENHANCE_YOUR_CALM) first.
+    public var requestTimeoutSeconds: Int = 30
+    /// Header fields per request (HTTP/2 header block or HTTP/1.1 head) beyond which it is answered 431.
+    public var maxHeaderFields: Int = 100
+    /// HTTP/2 frames that cost the server work but carry no request (PING, SETTINGS, WINDOW_UPDATE, PRIORITY,
+    /// RST_STREAM, empty DATA, refused streams) a connection may send in a burst; see ``http2FrameRefillPerSecond``.
+    public var http2FrameBurst: Int = 1_000
+    /// The sustained rate of such frames; each completed response earns a few more. A connection that exceeds its
+    /// budget gets GOAWAY(ENHANCE_YOUR_CALM) and is closed.
+    public var http2FrameRefillPerSecond: Int = 200
 
     public init(
         listeners: [HTTPListener], eventLoopCount: Int = 0, maxConcurrentStreams: UInt32 = 100,

@@ -27,6 +27,10 @@ final class EventLoop: @unchecked Sendable {
     private var connections: [UInt64: Connection] = [:]
     private var dirty: [Connection] = []
     private var flushing: [Connection] = []
+    private var postedTasks: [@Sendable () -> Void] = []
+    /// Loop turns so far, and the turn in which a handler last ran work inline (`LoopTurn.claimInlineSlot`).
+    private var turn: UInt64 = 1
+    private var inlineTurn: UInt64 = 0
     private var nextConnectionID: UInt64 = EventLoop.firstConnectionToken
     private var state = State.running
     private var lastIdleScan: UInt64 = 0
@@ -80,16 +84,28 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs `task` on the loop thread at its next turn. Tasks posted after the loop has stopped are dropped.
     func execute(_ task: @escaping @Sendable () -> Void) {
-        let wasEmpty = inbox.withLock { inbox in
+        let mustWake = inbox.withLock { inbox in
             guard inbox.isOpen else { return false }
             inbox.tasks.append(task)
-            return inbox.tasks.count == 1
+            // A loop that is awake takes its tasks before it sleeps again, and one wake-up already on its way serves
+            // every task posted before the loop reads it: the eventfd is written only to wake a sleeping loop, once.
+            guard inbox.sleeping, !inbox.wakePending else { return false }
+            inbox.wakePending = true
+            return true
         }
-        // One eventfd write per batch: the loop drains the whole inbox when it wakes.
-        if wasEmpty {
-            var one: UInt64 = 1
-            _ = Glibc.write(wakeFD, &one, 8)
+        guard mustWake else { return }
+        // A pool thread with more work queued wakes the loop after a few answers rather than after each.
+        if let batch = DeferredWakes.current {
+            batch.hold(self)
+            return
         }
+        wake()
+    }
+
+    /// Writes the eventfd, for a wake-up that `execute` decided (and marked pending) or that a batch deferred.
+    func wake() {
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeFD, &one, 8)
     }
 
     // MARK: Setup (before the thread starts)
@@ -108,8 +124,18 @@ final class EventLoop: @unchecked Sendable {
     /// The thread body: waits for events until graceful shutdown has drained every connection.
     func run() {
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
+        LoopTurn.setCurrent(self)
+        defer { LoopTurn.setCurrent(nil) }
         while true {
-            let count = epoll_wait(epollFD, events, EventLoop.maxEvents, -1)
+            turn &+= 1
+            // Tasks posted during the last turn run in this one, after a look at the sockets that does not sleep;
+            // only with none waiting does the loop sleep, and posters then wake it through the eventfd.
+            let tasksWaiting = inbox.withLock { inbox in
+                if inbox.tasks.isEmpty { inbox.sleeping = true }
+                return !inbox.tasks.isEmpty
+            }
+            let count = epoll_wait(epollFD, events, EventLoop.maxEvents, tasksWaiting ? 0 : -1)
+            if !tasksWaiting { inbox.withLock { $0.sleeping = false } }
             if count < 0 {
                 if errno == EINTR { continue }
                 logger.error("epoll_wait failed", [("error", Posix.describe(errno))])
@@ -125,6 +151,7 @@ final class EventLoop: @unchecked Sendable {
                 default: accept(from: Int(token - EventLoop.firstListenerToken))
                 }
             }
+            if tasksWaiting { runTasks() }
             flushDirty()
             if case .draining = state, connections.isEmpty { state = .stopped }
             if case .stopped = state { break }
@@ -192,6 +219,13 @@ final class EventLoop: @unchecked Sendable {
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
     }
 
+    /// True once per loop turn: the caller may run one piece of work inline in this turn (see `LoopTurn`).
+    func claimInlineSlot() -> Bool {
+        guard inlineTurn != turn else { return false }
+        inlineTurn = turn
+        return true
+    }
+
     /// Opens a connection with no socket: bytes go in through `Connection.receive(memory:)` and come out in
     /// `output` after `runPendingWork()`.
     func openMemoryConnection(output: MemoryOutput) -> Connection {
@@ -204,19 +238,27 @@ final class EventLoop: @unchecked Sendable {
 
     /// One loop turn without epoll: runs posted tasks, then flushes every dirty connection.
     func runPendingWork() {
+        turn &+= 1
         drainInbox()
         flushDirty()
     }
 
+    /// Reads the wake-up, then runs every posted task.
     private func drainInbox() {
         var counter: UInt64 = 0
         _ = Glibc.read(wakeFD, &counter, 8)
-        let tasks = inbox.withLock { inbox in
-            let taken = inbox.tasks
-            inbox.tasks.removeAll(keepingCapacity: true)
-            return taken
+        runTasks(wakeRead: true)
+    }
+
+    /// Runs every task posted so far. `wakeRead`: the eventfd was just read, so a poster must write it again.
+    private func runTasks(wakeRead: Bool = false) {
+        // Swapped with a spare array, so that neither allocates on a steady-state turn.
+        inbox.withLock { inbox in
+            if wakeRead { inbox.wakePending = false }
+            swap(&inbox.tasks, &postedTasks)
         }
-        for task in tasks { task() }
+        for task in postedTasks { task() }
+        postedTasks.removeAll(keepingCapacity: true)
     }
 
     private func tick() {
@@ -240,8 +282,12 @@ final class EventLoop: @unchecked Sendable {
         guard now &- lastIdleScan >= 1_000_000_000 else { return }
         lastIdleScan = now
         let limit = UInt64(max(1, context.configuration.idleTimeoutSeconds)) * 1_000_000_000
-        for connection in connections.values where now &- connection.lastActivity >= limit {
-            connection.closeBecauseIdle()
+        for connection in connections.values {
+            if now &- connection.lastActivity >= limit {
+                connection.closeBecauseIdle()
+            } else {
+                connection.checkTimeouts(now: now)
+            }
         }
     }
 
@@ -270,19 +316,28 @@ final class EventLoop: @unchecked Sendable {
             var one: Int32 = 1
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let peer = SocketAddress.describe(address)
+            let limitsAddresses = context.configuration.maxConnectionsPerAddress > 0
+            if limitsAddresses, !context.admitConnection(from: peer.host) {
+                // Closed before any byte is read: a peer over its share costs one accept and one close.
+                logger.debug("refusing a connection over the per-address limit", [("peer", peer.host)])
+                Posix.close(fd)
+                continue
+            }
             let id = nextConnectionID
             nextConnectionID += 1
             var tls: TLSStream?
             if let tlsContext = listener.tls {
                 guard let stream = TLSStream(context: tlsContext, fd: fd) else {
                     logger.warning("SSL_new failed", [("error", OpenSSLErrorQueue.drain())])
+                    if limitsAddresses { context.releaseConnection(from: peer.host) }
                     Posix.close(fd)
                     continue
                 }
                 tls = stream
             }
             let connection = Connection(
-                id: id, fd: fd, loop: self, tls: tls, remoteAddress: "\(peer.host):\(peer.port)")
+                id: id, fd: fd, loop: self, tls: tls, remoteAddress: "\(peer.host):\(peer.port)",
+                countedHost: limitsAddresses ? peer.host : nil)
             guard cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, cshims_EPOLLIN, id) == 0 else {
                 logger.warning("epoll_ctl ADD failed", [("error", Posix.describe(errno))])
                 connection.close()
@@ -307,9 +362,14 @@ final class EventLoop: @unchecked Sendable {
     }
 }
 
-/// Work posted to a loop from other threads, and whether the loop still takes it (not once it has stopped).
+/// Tasks posted to a loop by other threads, and what a poster needs to know to wake it.
 private struct Inbox {
     var tasks: [@Sendable () -> Void] = []
+    /// The loop thread is in epoll_wait, or on its way there with no task left: a poster must wake it.
+    var sleeping = false
+    /// An eventfd write that the loop has not read yet was made, or is about to be.
+    var wakePending = false
+    /// False once the loop has stopped: a task posted later is dropped, not kept.
     var isOpen = true
 }
 

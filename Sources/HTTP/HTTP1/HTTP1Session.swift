@@ -50,6 +50,9 @@ final class HTTP1Session {
     /// Whether the connection should read more input now.
     var wantsInput: Bool { !stopped && !pausedForBackPressure }
 
+    /// Requests read to their end (or rejected) so far: the request-timeout check's measure of progress.
+    var requestsCompleted: UInt64 { nextSequence }
+
     /// Nothing received but unanswered, and no request half-read.
     var isIdle: Bool { slots.isEmpty && !messageInProgress }
 
@@ -221,6 +224,10 @@ final class HTTP1Session {
 
     func onHeaderField(_ bytes: UnsafeRawBufferPointer) -> Int32 {
         if valueStarted { commitHeader() }
+        if headers.count >= limits.maxHeaderFields {
+            headerOverflow = true
+            return 1
+        }
         field.append(contentsOf: bytes)
         return countHeaderBytes(bytes.count)
     }

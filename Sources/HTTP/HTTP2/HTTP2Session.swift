@@ -20,6 +20,24 @@ final class HTTP2Session {
     private var completed: [HTTP2Stream] = []
     private var dispatching: [HTTP2Stream] = []
     private var failed = false
+    /// The GOAWAY error code to send after a fatal error, written by hand since nghttp2 may not send it.
+    private var fatalGoAway: UInt32?
+    /// Frames that cost work without carrying a request are paid for from this budget (see
+    /// ``HTTPServerConfiguration/http2FrameBurst``); running dry ends the connection with ENHANCE_YOUR_CALM.
+    private var frameBudget: TokenBucket
+    /// The peer was cut off (GOAWAY ENHANCE_YOUR_CALM or PROTOCOL_ERROR): nothing more it sends is served.
+    private(set) var cutOff = false
+    /// The highest stream id the client has opened, and the last few streams the server reset: a HEADERS frame
+    /// for an older id is a reused id (nghttp2, which forgets closed streams, would silently ignore it), unless
+    /// it is trailers racing a reset of ours.
+    private var highestStreamID: Int32 = 0
+    private var recentlyReset: [Int32] = []
+    /// Responses whose body has not been handed to nghttp2 in full (flow control may be holding it back).
+    private var sendingResponses = 0
+    /// DATA frames sent so far: the write-stall check's measure of progress for bodies held back by flow control.
+    private(set) var dataFramesSent: UInt64 = 0
+    /// Requests handed to the handler (or answered early) so far: the request-timeout check's measure of progress.
+    private(set) var requestsCompleted: UInt64 = 0
     private var shutdown = Shutdown.none
     private let limits: HTTPServerConfiguration
 
@@ -33,8 +51,17 @@ final class HTTP2Session {
     init(connection: Connection) {
         self.connection = connection
         self.limits = connection.context.configuration
-        let created = nghttp2_session_server_new(
-            &session, NGHTTP2Callbacks.shared.pointer, Unmanaged.passUnretained(self).toOpaque())
+        self.frameBudget = TokenBucket(
+            capacity: Double(limits.http2FrameBurst), refillPerSecond: Double(limits.http2FrameRefillPerSecond),
+            now: MonotonicClock.nanoseconds())
+        var options: OpaquePointer?
+        nghttp2_option_new(&options)
+        // nghttp2's own RST_STREAM limit (CVE-2023-44487) answers INTERNAL_ERROR; the frame budget counts resets
+        // too and answers ENHANCE_YOUR_CALM first, so nghttp2's stays only as a looser backstop.
+        nghttp2_option_set_stream_reset_rate_limit(options, 10_000, 1_000)
+        let created = nghttp2_session_server_new2(
+            &session, NGHTTP2Callbacks.shared.pointer, Unmanaged.passUnretained(self).toOpaque(), options)
+        nghttp2_option_del(options)
         if created != 0 {
             failed = true
             connection.closeWhenFlushed = true
@@ -63,25 +90,63 @@ final class HTTP2Session {
     /// Feeds received bytes to nghttp2, then hands completed requests to the handler.
     func receive(_ bytes: UnsafeRawBufferPointer) {
         guard !failed, let base = bytes.baseAddress else { return }
-        let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        if consumed < 0 {
-            failed = true
-            connection.closeWhenFlushed = true
-            connection.logger.debug(
-                "HTTP/2 session failed", [("peer", connection.remoteAddress), ("error", errorText(Int32(consumed)))])
+        // Fed a few KiB at a time, so that once the peer is cut off the rest of a read is not decoded (an HPACK
+        // bomb or a rapid-reset burst costs far more to process than to send).
+        var offset = 0
+        while offset < bytes.count, !failed, !cutOff {
+            let count = min(Self.receiveChunk, bytes.count - offset)
+            feed(base.advanced(by: offset).assumingMemoryBound(to: UInt8.self), count: count)
+            offset += count
         }
         dispatchCompleted()
     }
 
+    private static let receiveChunk = 4 * 1024
+
+    private func feed(_ bytes: UnsafePointer<UInt8>, count: Int) {
+        let consumed = nghttp2_session_mem_recv(session, bytes, count)
+        if consumed < 0 {
+            failed = true
+            connection.closeWhenFlushed = true
+            let code = Self.goAwayCode(forFatalError: Int32(consumed))
+            fatalGoAway = code
+            if code == NGHTTP2_ENHANCE_YOUR_CALM.rawValue {
+                connection.context.abuse.calmedConnections.add(1, ordering: .relaxed)
+            }
+            connection.logger.info(
+                "HTTP/2 session failed", [("peer", connection.remoteAddress), ("error", errorText(Int32(consumed)))])
+        }
+    }
+
+    /// The GOAWAY code for a fatal `mem_recv` error: floods are answered ENHANCE_YOUR_CALM, a bad preface
+    /// PROTOCOL_ERROR, anything else INTERNAL_ERROR.
+    static func goAwayCode(forFatalError error: Int32) -> UInt32 {
+        switch error {
+        case NGHTTP2_ERR_FLOODED.rawValue, NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue:
+            NGHTTP2_ENHANCE_YOUR_CALM.rawValue
+        case NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue:
+            NGHTTP2_PROTOCOL_ERROR.rawValue
+        default:
+            NGHTTP2_INTERNAL_ERROR.rawValue
+        }
+    }
+
     private func dispatchCompleted() {
         guard !completed.isEmpty else { return }
+        guard !cutOff, !failed else {
+            completed.removeAll(keepingCapacity: true)
+            return
+        }
         // Swapped out, not copied: a handler answering inline may not touch `completed`, but the swap keeps both
         // arrays' storage for the next batch.
+        requestsCompleted &+= UInt64(completed.count)
         swap(&completed, &dispatching)
         defer { dispatching.removeAll(keepingCapacity: true) }
         let now = MonotonicClock.nanoseconds()
         let handler = connection.context.handler
         for stream in dispatching {
+            // Reset by the client in the same read (rapid reset): no one is waiting for the answer.
+            if stream.closed { continue }
             if stream.headersTooLarge {
                 deliver(HTTPResponse(status: 431), streamID: stream.id)
                 continue
@@ -106,6 +171,12 @@ final class HTTP2Session {
     /// Appends nghttp2's pending frames to `output`, stopping once about `limit` bytes were added.
     func produceOutput(into output: inout [UInt8], limit: Int) {
         guard session != nil else { return }
+        defer {
+            if failed, let code = fatalGoAway {
+                fatalGoAway = nil
+                appendGoAwayFrame(code, to: &output)
+            }
+        }
         var added = 0
         while added < limit {
             var data: UnsafePointer<UInt8>?
@@ -120,6 +191,16 @@ final class HTTP2Session {
             // The pointer is only valid until the next nghttp2 call: copy now.
             output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
             added += count
+        }
+    }
+
+    /// A GOAWAY frame (RFC 9113 §6.8) built by hand: after a fatal error nghttp2's own queue is not to be trusted.
+    private func appendGoAwayFrame(_ code: UInt32, to output: inout [UInt8]) {
+        let last = UInt32(bitPattern: nghttp2_session_get_last_proc_stream_id(session)) & 0x7fff_ffff
+        output.append(contentsOf: [0, 0, 8, UInt8(NGHTTP2_GOAWAY.rawValue), 0, 0, 0, 0, 0])
+        for word in [last, code] {
+            output.append(contentsOf: [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16),
+                                       UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)])
         }
     }
 
@@ -141,6 +222,8 @@ final class HTTP2Session {
             }
         } else {
             stream.responseBody = response.body
+            stream.sendingBody = true
+            sendingResponses += 1
             var provider = nghttp2_data_provider(
                 source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
             result = HeaderBlock.with(status: response.status, response.headers) { fields, count in
@@ -178,6 +261,70 @@ final class HTTP2Session {
         return true
     }
 
+    /// Whether some stream's request has begun but not ended (headers or body still to come).
+    var hasIncompleteRequest: Bool { streams.values.contains { !$0.dispatched } }
+
+    /// A request has been arriving for longer than the request timeout: GOAWAY(ENHANCE_YOUR_CALM). Returns false
+    /// if the session had already ended.
+    func goAwayBecauseRequestTooSlow() -> Bool {
+        guard !failed, !cutOff else { return false }
+        cutOff(NGHTTP2_ENHANCE_YOUR_CALM, reason: "a request arriving too slowly")
+        return true
+    }
+
+    /// Whether some response body has not gone out in full yet (perhaps held back by the peer's flow control).
+    var isSendingResponses: Bool { sendingResponses > 0 }
+
+    /// The peer let responses sit unsent past the write-stall timeout: GOAWAY(ENHANCE_YOUR_CALM). Returns false
+    /// if the session had already ended.
+    func goAwayBecauseStalled() -> Bool {
+        guard !failed, !cutOff else { return false }
+        cutOff(NGHTTP2_ENHANCE_YOUR_CALM, reason: "responses stalled by the peer")
+        return true
+    }
+
+    /// Pays for a frame that carries no request from the frame budget; a peer that runs it dry gets
+    /// GOAWAY(ENHANCE_YOUR_CALM), after which nothing it sends is served.
+    func spendFrameBudget(_ cost: Double, for frame: StaticString) {
+        guard !cutOff, !failed else { return }
+        if frameBudget.take(cost, now: MonotonicClock.nanoseconds()) { return }
+        connection.context.abuse.calmedConnections.add(1, ordering: .relaxed)
+        cutOff(NGHTTP2_ENHANCE_YOUR_CALM, reason: "frame budget exhausted by \(frame)")
+    }
+
+    /// A HEADERS frame is starting on `streamID`: one for an id below the highest seen, on a stream that is
+    /// neither open nor recently reset by the server, reuses an id, a connection error (RFC 9113 §5.1.1).
+    func onHeadersFrameBegins(streamID: Int32) {
+        guard !cutOff, !failed else { return }
+        if streamID > highestStreamID {
+            highestStreamID = streamID
+            return
+        }
+        guard streams[streamID] == nil, !recentlyReset.contains(streamID) else { return }
+        cutOff(NGHTTP2_PROTOCOL_ERROR, reason: "HEADERS on stream \(streamID), an id already used")
+    }
+
+    /// The server reset `streamID`; the client may still send trailers on it for a round trip.
+    func onResetSent(streamID: Int32) {
+        if recentlyReset.count == 32 { recentlyReset.removeFirst() }
+        recentlyReset.append(streamID)
+    }
+
+    private func cutOff(_ code: nghttp2_error_code, reason: String) {
+        cutOff = true
+        shutdown = .finalGoAwaySent
+        connection.logger.info(
+            "HTTP/2 peer cut off with GOAWAY", [("peer", connection.remoteAddress), ("code", String(code.rawValue)),
+                                                 ("reason", reason)])
+        // Sends GOAWAY naming the last stream processed; nghttp2 then stops reading and ends the session once it
+        // has gone out.
+        let result = nghttp2_session_terminate_session(session, code.rawValue)
+        if result != 0 {
+            failed = true
+            connection.closeWhenFlushed = true
+        }
+    }
+
     func goAwayBecauseIdle() {
         shutdown = .finalGoAwaySent
         submitGoAway()
@@ -192,6 +339,7 @@ final class HTTP2Session {
     func connectionClosed() {
         connection.context.openStreams.subtract(streams.count, ordering: .relaxed)
         streams.removeAll()
+        sendingResponses = 0
         recentStream = nil
         completed.removeAll()
     }
@@ -215,13 +363,37 @@ final class HTTP2Session {
         return found
     }
 
-    func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = stream(streamID), !stream.dispatched, !stream.headersTooLarge else { return }
+    /// Takes one header field of a request; returns false when the rest of the block is not worth decoding, after
+    /// resetting the stream with ENHANCE_YOUR_CALM (the caller then tells nghttp2 to skip the block).
+    func onHeader(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let stream = stream(streamID), !stream.dispatched else { return true }
         stream.headerListBytes += name.count + value.count + 32
-        if stream.headerListBytes > limits.maxHeaderListBytes {
+        stream.headerFields += 1
+        if stream.headersTooLarge {
+            // Far beyond the limits: an HPACK bomb (a few bytes referencing a large table entry again and again)
+            // would have nghttp2 validate every copy, thousands of times the bytes received. No honest client
+            // sends four times the header list it was told is the limit: the stream is reset, the peer cut off,
+            // and nghttp2 skips the rest of the block without validating it.
+            guard stream.headerListBytes > 4 * limits.maxHeaderListBytes
+                || stream.headerFields > 4 * limits.maxHeaderFields
+            else { return true }
+            nghttp2_submit_rst_stream(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+            if !cutOff {
+                connection.context.abuse.calmedConnections.add(1, ordering: .relaxed)
+                cutOff(NGHTTP2_ENHANCE_YOUR_CALM, reason: "a header block far over the limit (HPACK bomb)")
+            }
+            return false
+        }
+        if stream.headerListBytes > limits.maxHeaderListBytes || stream.headerFields > limits.maxHeaderFields {
             stream.headersTooLarge = true
             stream.headers = []
-            return
+            // An HPACK bomb or a header flood: paid for dearly from the frame budget, however the stream ends
+            // (431, or a reset by nghttp2 when the block is malformed as well).
+            // Each costs a quarter of the burst: a client that got it wrong is told (431) a few times; one that
+            // keeps at it is cut off after four.
+            spendFrameBudget(frameBudget.capacity / 4, for: "header blocks over the limit")
+            return true
         }
         if name.count > 1 && name[0] == UInt8(ascii: ":") {
             let text = String(decoding: value, as: UTF8.self)
@@ -232,9 +404,10 @@ final class HTTP2Session {
             case (10, UInt8(ascii: "a")): stream.authority = text
             default: break  // :scheme, :protocol
             }
-            return
+            return true
         }
         stream.headers.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        return true
     }
 
     func onHeadersReceived(streamID: Int32, endStream: Bool) {
@@ -271,12 +444,21 @@ final class HTTP2Session {
 
     func onStreamClosed(streamID: Int32) {
         if recentStream?.id == streamID { recentStream = nil }
-        if streams.removeValue(forKey: streamID) != nil {
+        if let stream = streams.removeValue(forKey: streamID) {
+            stream.closed = true
+            if stream.sendingBody {
+                stream.sendingBody = false
+                sendingResponses -= 1
+            }
             connection.context.openStreams.subtract(1, ordering: .relaxed)
         }
     }
 
+    func onDataSent() { dataFramesSent &+= 1 }
+
     func onResponseEnded(streamID: Int32) {
+        // Useful work done: a well-behaved connection earns back the frames that went with it.
+        frameBudget.give(4)
         guard let stream = streams[streamID], stream.resetAfterResponse, !stream.requestEnded else { return }
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue)
     }
@@ -296,6 +478,10 @@ final class HTTP2Session {
         }
         if stream.responseOffset == stream.responseBody.count {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            if stream.sendingBody {
+                stream.sendingBody = false
+                sendingResponses -= 1
+            }
             stream.responseBody = []
             stream.responseOffset = 0
             if let trailers = stream.trailers {

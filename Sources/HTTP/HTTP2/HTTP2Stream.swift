@@ -7,6 +7,7 @@ final class HTTP2Stream {
     var headers: [(name: String, value: String)] = []
     /// Header block size so far, counted as SETTINGS_MAX_HEADER_LIST_SIZE does (name + value + 32 per field).
     var headerListBytes = 0
+    var headerFields = 0
     var body: [UInt8] = []
     var headersTooLarge = false
     var bodyTooLarge = false
@@ -17,6 +18,10 @@ final class HTTP2Stream {
     var responded = false
     /// Send RST_STREAM(NO_ERROR) once the response is complete, because the request was not read to its end.
     var resetAfterResponse = false
+    /// The stream has closed (answered, or reset by the client): a request still queued for the handler is dropped.
+    var closed = false
+    /// A response body is being sent (perhaps held back by flow control).
+    var sendingBody = false
     var responseBody: [UInt8] = []
     var responseOffset = 0
     var trailers: HTTPHeaders?

@@ -1,4 +1,5 @@
 import CShims
+import Glibc
 import Observability
 
 /// One accepted socket: its optional TLS stream, the protocol session that parses it, and its unsent output.
@@ -12,10 +13,25 @@ final class Connection {
     /// Set for connections without a socket (tests pipe bytes in through `receive(memory:)` and read them here).
     let memoryOutput: MemoryOutput?
     let remoteAddress: String
+    /// The peer's host when it was counted toward ``HTTPServerConfiguration/maxConnectionsPerAddress``.
+    private let countedHost: String?
     var isDirty = false
     private(set) var isClosed = false
     /// When the connection last moved bytes in either direction (``MonotonicClock``).
     private(set) var lastActivity: UInt64
+    private let acceptedAt: UInt64
+    /// Successful socket writes so far: with HTTP/2 DATA frames sent, the measure of progress for the write-stall
+    /// check.
+    private var writeProgress: UInt64 = 0
+    /// The progress seen when output was first found owed and not moving, and when.
+    private var stallMark: (progress: UInt64, since: UInt64)?
+    /// Requests completed when a request was first found half-arrived, and when.
+    private var requestMark: (completed: UInt64, since: UInt64)?
+    /// Set once the connection has said its last word: the write side is shut and input is read and dropped
+    /// until the peer closes or this time passes, so that a peer still sending reads our GOAWAY (or 400) instead
+    /// of losing it to the reset that closing with unread input would send.
+    private var lingerDeadline: UInt64?
+    private static let lingerNanoseconds: UInt64 = 2_000_000_000
 
     /// Bytes produced but not yet accepted by the socket: `output[outputStart...]`.
     var output: [UInt8] = []
@@ -38,14 +54,19 @@ final class Connection {
     var context: ServerContext { loop.context }
     var logger: Logger { loop.logger }
 
-    init(id: UInt64, fd: Int32, loop: EventLoop, tls: TLSStream?, remoteAddress: String, memoryOutput: MemoryOutput? = nil) {
+    init(
+        id: UInt64, fd: Int32, loop: EventLoop, tls: TLSStream?, remoteAddress: String, countedHost: String? = nil,
+        memoryOutput: MemoryOutput? = nil
+    ) {
         self.id = id
         self.fd = fd
         self.loop = loop
         self.tls = tls
         self.memoryOutput = memoryOutput
         self.remoteAddress = remoteAddress
+        self.countedHost = countedHost
         self.lastActivity = MonotonicClock.nanoseconds()
+        self.acceptedAt = lastActivity
         self.maxBufferedOutputBytes = loop.context.configuration.maxBufferedOutputBytes
         loop.context.openConnections.add(1, ordering: .relaxed)
     }
@@ -53,6 +74,10 @@ final class Connection {
     // MARK: Events
 
     func handle(events: UInt32) {
+        if lingerDeadline != nil {
+            discardInput()
+            return
+        }
         if events & (cshims_EPOLLERR | cshims_EPOLLHUP) != 0 && !wantsToRead {
             // Both directions are gone (or an error is pending) while reading is paused: nothing can be answered,
             // and level-triggered epoll would report it on every turn.
@@ -162,7 +187,8 @@ final class Connection {
 
     /// Produces pending protocol output, writes as much as the socket takes, then decides what to wait for next.
     func flush() {
-        guard !isClosed else { return }
+        // A lingering connection has said its last word; a response that arrives now is dropped.
+        guard !isClosed, lingerDeadline == nil else { return }
         let cap = maxBufferedOutputBytes
         if case .http1(let http1) = session { _ = http1.resumeIfPossible() }
         writing: while true {
@@ -185,6 +211,7 @@ final class Connection {
             switch result {
             case .bytes(let count):
                 lastActivity = MonotonicClock.nanoseconds()
+                writeProgress &+= 1
                 outputStart += count
                 if outputStart == output.count {
                     // Keep a modest buffer for the next turn; give back the memory of a burst.
@@ -208,7 +235,7 @@ final class Connection {
         }
         context.notePendingOutput(pendingOutputBytes)
         if shouldClose {
-            close()
+            closeGracefully()
             return
         }
         updateInterest()
@@ -270,6 +297,112 @@ final class Connection {
         }
     }
 
+    /// Called about once a second: closes a connection that sent no HTTP within the handshake timeout, and one
+    /// whose owed output made no progress for the write-stall timeout (HTTP/2: GOAWAY(ENHANCE_YOUR_CALM) first
+    /// when the socket still takes bytes).
+    func checkTimeouts(now: UInt64) {
+        if let lingerDeadline {
+            if now >= lingerDeadline { close() }
+            return
+        }
+        let configuration = context.configuration
+        if case .detecting = session,
+            now &- acceptedAt >= UInt64(configuration.handshakeTimeoutSeconds) &* 1_000_000_000 {
+            logger.debug("closing a connection that sent no HTTP in time", [("peer", remoteAddress)])
+            context.abuse.handshakeTimeouts.add(1, ordering: .relaxed)
+            close()
+            return
+        }
+        if checkRequestTimeout(now: now) { return }
+        var progress = writeProgress
+        var owesOutput = pendingOutputBytes > 0
+        if case .http2(let http2) = session {
+            progress &+= http2.dataFramesSent
+            owesOutput = owesOutput || http2.isSendingResponses
+        }
+        guard owesOutput else {
+            stallMark = nil
+            return
+        }
+        guard let mark = stallMark, mark.progress == progress else {
+            stallMark = (progress, now)
+            return
+        }
+        guard now &- mark.since >= UInt64(configuration.writeStallTimeoutSeconds) &* 1_000_000_000 else { return }
+        stallMark = nil
+        logger.info("closing a connection whose peer stopped taking its responses", [("peer", remoteAddress)])
+        context.abuse.stalledConnections.add(1, ordering: .relaxed)
+        if pendingOutputBytes == 0, case .http2(let http2) = session, http2.goAwayBecauseStalled() {
+            closeWhenFlushed = true
+            loop.markDirty(self)
+        } else {
+            close()
+        }
+    }
+
+    /// Cuts off a connection on which a request has been arriving, with no request completing, for longer than
+    /// the request timeout. Returns whether it did.
+    private func checkRequestTimeout(now: UInt64) -> Bool {
+        let midRequest: Bool
+        let completed: UInt64
+        switch session {
+        case .detecting: return false
+        case .http1(let http1): (midRequest, completed) = (http1.messageInProgress, http1.requestsCompleted)
+        case .http2(let http2): (midRequest, completed) = (http2.hasIncompleteRequest, http2.requestsCompleted)
+        }
+        guard midRequest else {
+            requestMark = nil
+            return false
+        }
+        guard let mark = requestMark, mark.completed == completed else {
+            requestMark = (completed, now)
+            return false
+        }
+        let limit = UInt64(context.configuration.requestTimeoutSeconds) &* 1_000_000_000
+        guard now &- mark.since >= limit else { return false }
+        requestMark = nil
+        logger.info("cutting off a connection whose request is arriving too slowly", [("peer", remoteAddress)])
+        context.abuse.slowRequests.add(1, ordering: .relaxed)
+        if pendingOutputBytes == 0, case .http2(let http2) = session, http2.goAwayBecauseRequestTooSlow() {
+            closeWhenFlushed = true
+            loop.markDirty(self)
+        } else {
+            close()
+        }
+        return true
+    }
+
+    /// Everything owed has been written: shut the write side and linger (see ``lingerDeadline``), or close at once
+    /// when there is no socket or the server is shutting down.
+    private func closeGracefully() {
+        guard memoryOutput == nil, !context.isShuttingDown.load(ordering: .relaxed) else {
+            close()
+            return
+        }
+        tls?.shutdown()
+        guard Glibc.shutdown(fd, Int32(SHUT_WR)) == 0 else {
+            close()
+            return
+        }
+        lingerDeadline = MonotonicClock.nanoseconds() &+ Self.lingerNanoseconds
+        if registeredEvents != cshims_EPOLLIN {
+            registeredEvents = cshims_EPOLLIN
+            loop.setInterest(self, events: cshims_EPOLLIN)
+        }
+        discardInput()
+    }
+
+    /// Reads and drops what a lingering connection's peer still sends; closes at its end of file.
+    private func discardInput() {
+        for _ in 0..<16 {
+            switch Posix.read(fd, into: loop.readBuffer) {
+            case .bytes: continue
+            case .wouldBlock: return
+            case .endOfFile, .failed: close(); return
+            }
+        }
+    }
+
     /// Closes the socket now; in-flight responses for it are dropped.
     func close() {
         guard !isClosed else { return }
@@ -280,10 +413,11 @@ final class Connection {
         case .http2(let http2): http2.connectionClosed()
         }
         session = .detecting([])
-        if pendingOutputBytes == 0 { tls?.shutdown() }
+        if pendingOutputBytes == 0 && lingerDeadline == nil { tls?.shutdown() }
         loop.remove(self)
         if memoryOutput == nil { Posix.close(fd) }
         context.openConnections.subtract(1, ordering: .relaxed)
+        if let countedHost { context.releaseConnection(from: countedHost) }
     }
 }
 

@@ -5,7 +5,7 @@ import Synchronization
 /// An HTTP/2 and HTTP/1.1 server: N event-loop threads, each accepting on its own SO_REUSEPORT socket for every
 /// listener, and serving its connections to the end on that thread.
 public final class HTTPServer: Sendable {
-    private let context: ServerContext
+    let context: ServerContext
     /// One TLS context per listener (nil for cleartext), loaded in `init` so that a bad path fails early.
     private let tlsContexts: [TLSContext?]
     private let state = Mutex(State.idle)
@@ -25,7 +25,11 @@ public final class HTTPServer: Sendable {
         }
         guard configuration.eventLoopCount >= 0, configuration.maxConcurrentStreams > 0,
             configuration.maxHeaderListBytes > 0, configuration.maxRequestBodyBytes >= 0,
-            configuration.maxBufferedOutputBytes > 0, configuration.idleTimeoutSeconds > 0
+            configuration.maxBufferedOutputBytes > 0, configuration.idleTimeoutSeconds > 0,
+            configuration.maxConnectionsPerAddress >= 0, configuration.handshakeTimeoutSeconds > 0,
+            configuration.writeStallTimeoutSeconds > 0, configuration.maxHeaderFields > 0,
+            configuration.requestTimeoutSeconds > 0,
+            configuration.http2FrameBurst > 0, configuration.http2FrameRefillPerSecond >= 0
         else {
             throw HTTPServerError(.invalidConfiguration, "limits must be positive (eventLoopCount may be 0)")
         }

@@ -18,12 +18,14 @@ struct RedisScript: Sendable {
         return {0}
         """)
 
-    /// KEYS[1] the key's hash; ARGV app, environment, public key, first seen, last seen, counter, revoked,
-    /// has receipt, receipt, has risk metric, risk metric. A re-attested key keeps counter, revoked and first seen.
+    /// KEYS[1] the key's hash, KEYS[2] the receipt refresher's schedule; ARGV app, environment, public key, first
+    /// seen, last seen, counter, revoked, has receipt, receipt, has risk metric, risk metric. A re-attested key keeps
+    /// counter, revoked and first seen. A key with a receipt that is not in the refresh schedule is due at once.
     static let registerKey = RedisScript(name: "register", source: """
         if redis.call('EXISTS', KEYS[1]) == 0 then
           redis.call('HSET', KEYS[1], 'first_seen', ARGV[4], 'counter', ARGV[6], 'revoked', ARGV[7])
         end
+        if ARGV[8] == '1' then redis.call('ZADD', KEYS[2], 'NX', 0, KEYS[1]) end
         redis.call('HSET', KEYS[1], 'app', ARGV[1], 'env', ARGV[2], 'public_key', ARGV[3], 'last_seen', ARGV[5])
         if ARGV[8] == '1' then redis.call('HSET', KEYS[1], 'receipt', ARGV[9]) else redis.call('HDEL', KEYS[1], 'receipt') end
         if ARGV[10] == '1' then redis.call('HSET', KEYS[1], 'risk', ARGV[11]) else redis.call('HDEL', KEYS[1], 'risk') end
@@ -50,13 +52,15 @@ struct RedisScript: Sendable {
         return {0}
         """)
 
-    /// KEYS[1] the challenge, KEYS[2] the key's hash; ARGV challenge expiry, then as `registerKey`. Returns 0 when
-    /// the challenge was used before (nothing registered), else 1.
+    /// KEYS[1] the challenge, KEYS[2] the key's hash, KEYS[3] the receipt refresher's schedule; ARGV challenge
+    /// expiry, then as `registerKey` (the schedule likewise). Returns 0 when the challenge was used before (nothing
+    /// registered), else 1.
     static let consumeThenRegister = RedisScript(name: "consume-register", source: """
         if not redis.call('SET', KEYS[1], '1', 'NX', 'EXAT', ARGV[1]) then return 0 end
         if redis.call('EXISTS', KEYS[2]) == 0 then
           redis.call('HSET', KEYS[2], 'first_seen', ARGV[5], 'counter', ARGV[7], 'revoked', ARGV[8])
         end
+        if ARGV[9] == '1' then redis.call('ZADD', KEYS[3], 'NX', 0, KEYS[2]) end
         redis.call('HSET', KEYS[2], 'app', ARGV[2], 'env', ARGV[3], 'public_key', ARGV[4], 'last_seen', ARGV[6])
         if ARGV[9] == '1' then redis.call('HSET', KEYS[2], 'receipt', ARGV[10]) else redis.call('HDEL', KEYS[2], 'receipt') end
         if ARGV[11] == '1' then redis.call('HSET', KEYS[2], 'risk', ARGV[12]) else redis.call('HDEL', KEYS[2], 'risk') end
@@ -65,7 +69,7 @@ struct RedisScript: Sendable {
 
     static let all = [advanceCounter, registerKey, revokeKey, consumeThenAdvance, consumeThenRegister]
 
-    private init(name: String, source: String) {
+    init(name: String, source: String) {
         self.name = name
         self.source = source
     }

@@ -35,13 +35,13 @@ public final class RedisStateStore: StateStore {
     }
 
     public func registerKey(_ record: AttestedKeyRecord) throws(StoreError) {
-        _ = try evaluate(.registerKey, keys: [key("key:", record.keyID)], Self.registration(record))
+        _ = try evaluate(.registerKey, keys: [key("key:", record.keyID), receiptScheduleKey], Self.registration(record))
     }
 
     /// One round trip: one script consumes the challenge and, only then, registers the key.
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
         let reply = try evaluate(
-            .consumeThenRegister, keys: [key("challenge:", nonce), key("key:", record.keyID)],
+            .consumeThenRegister, keys: [key("challenge:", nonce), key("key:", record.keyID), receiptScheduleKey],
             [max(1, expiresAt)] + Self.registration(record))
         guard let registered = reply.integer else { throw unexpected(reply, "consume-register") }
         return registered == 1
@@ -114,7 +114,7 @@ public final class RedisStateStore: StateStore {
         return revoked == 1
     }
 
-    private func key(_ kind: String, _ id: [UInt8]) -> [UInt8] {
+    func key(_ kind: String, _ id: [UInt8]) -> [UInt8] {
         Array(prefix.utf8) + Array(kind.utf8) + id
     }
 
@@ -132,7 +132,7 @@ public final class RedisStateStore: StateStore {
 
     /// Runs a script by its hash; when the server does not know it (first use, restart, failover), loads it and
     /// runs it in one pipelined round trip.
-    private func evaluate(_ script: RedisScript, keys: [[UInt8]], _ arguments: [any RedisArgument]) throws(StoreError) -> RedisReply {
+    func evaluate(_ script: RedisScript, keys: [[UInt8]], _ arguments: [any RedisArgument]) throws(StoreError) -> RedisReply {
         let known = scriptHashes.withLock { $0[script.name] }
         let reply = try pool.withConnection { connection throws(RedisFailure) in
             if let known {
@@ -151,7 +151,7 @@ public final class RedisStateStore: StateStore {
         return reply
     }
 
-    private func unexpected(_ reply: RedisReply, _ command: String) -> StoreError {
+    func unexpected(_ reply: RedisReply, _ command: String) -> StoreError {
         if case .error(let message) = reply { return StoreError("redis: \(command) failed: \(message)") }
         return StoreError("redis: unexpected answer to \(command): \(reply)")
     }

@@ -10,7 +10,7 @@ import Synchronization
 public final class SQLiteStateStore: StateStore {
     private let configuration: SQLiteConfiguration
     private let clock: @Sendable () -> Int64
-    private let writer: SQLiteWriter
+    let writer: SQLiteWriter
     private let readers: SQLiteReaderPool
     private let sweeper: SQLiteSweeper
     /// Taken (set to nil) by `close()`, which joins them.
@@ -42,6 +42,7 @@ public final class SQLiteStateStore: StateStore {
             if connection.inTransaction { try? connection.execute("ROLLBACK") }
             throw error
         }
+        try SQLiteReceiptSchema.install(on: connection)
         writer = SQLiteWriter(connection: connection, maxBatchSize: configuration.maxBatchSize)
         sweeper = SQLiteSweeper(writer: writer, clock: clock, batchSize: configuration.sweepBatchSize)
         readers = SQLiteReaderPool(path: configuration.path, busyTimeout: configuration.busyTimeoutMilliseconds)

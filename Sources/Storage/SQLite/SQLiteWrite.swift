@@ -6,6 +6,8 @@ enum SQLiteWrite: Sendable {
     case advanceCounter(keyID: [UInt8], counter: UInt32, now: Int64)
     case revokeKey(keyID: [UInt8], now: Int64)
     case sweep(now: Int64, limit: Int)
+    /// The receipt refresher's claims and completions (`SQLiteReceiptWrite`).
+    case receipts(SQLiteReceiptWrite)
     /// Two writes of one caller, in order in the same transaction (one round trip to the writer thread); the second
     /// runs only when the first changed a row.
     indirect case sequence(first: SQLiteWrite, then: SQLiteWrite)
@@ -14,6 +16,7 @@ enum SQLiteWrite: Sendable {
         case changed(Bool)
         case counter(CounterAdvance)
         case swept(Int)
+        case receipts(SQLiteReceiptWrite.Outcome)
         /// The outcomes of a `sequence`; `second` is nil when the first write changed nothing.
         indirect case sequence(first: Outcome, second: Outcome?)
     }
@@ -51,6 +54,8 @@ enum SQLiteWrite: Sendable {
             let outcome = try first.perform(on: connection)
             guard case .changed(true) = outcome else { return .sequence(first: outcome, second: nil) }
             return .sequence(first: outcome, second: try then.perform(on: connection))
+        case .receipts(let write):
+            return .receipts(try write.perform(on: connection))
         case .sweep(let now, let limit):
             let challenges = try connection.run(SQLiteSchema.sweepChallenges, [.integer(now), .integer(Int64(limit))])
             let tokens = try connection.run(SQLiteSchema.sweepTokens, [.integer(now), .integer(Int64(limit))])

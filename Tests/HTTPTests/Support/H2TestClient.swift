@@ -21,6 +21,7 @@ final class H2TestClient {
     var responses: [Int32: H2TestResponse] = [:]
     private var requestBodies: [Int32: ([UInt8], Int)] = [:]
     var goAwayLastStreamIDs: [Int32] = []
+    var goAwayErrorCodes: [UInt32] = []
     var peerClosed = false
 
     convenience init(port: Int) throws {
@@ -130,6 +131,11 @@ final class H2TestClient {
     }
 
     /// Submits RST_STREAM(CANCEL) for a stream.
+    /// Queues `count` PING frames (a flood, for the frame-budget tests).
+    func ping(count: Int) {
+        for _ in 0..<count { nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil) }
+    }
+
     func cancel(_ streamID: Int32) {
         nghttp2_submit_rst_stream(session, 0, streamID, NGHTTP2_CANCEL.rawValue)
     }
@@ -210,6 +216,7 @@ private func clientOnStreamClose(_: OpaquePointer?, _ streamID: Int32, _ errorCo
 private func clientOnFrame(_: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) else { return 0 }
     client(userData).goAwayLastStreamIDs.append(frame.pointee.goaway.last_stream_id)
+    client(userData).goAwayErrorCodes.append(frame.pointee.goaway.error_code)
     return 0
 }
 

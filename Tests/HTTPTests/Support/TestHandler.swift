@@ -4,8 +4,9 @@ import Synchronization
 
 /// Routes by path, so each test picks the behaviour it needs:
 /// `/echo` returns the body; `/trailers` adds trailers; `/async` answers from another thread;
-/// `/slow/<ms>` answers from another thread after a delay; `/big/<bytes>` returns that many bytes; anything else
-/// returns the path. Every request is recorded.
+/// `/slow/<ms>` answers from another thread after a delay; `/big/<bytes>` returns that many bytes; `/inline` asks
+/// for the loop turn's inline slot twice and returns both answers; `/held` answers from a thread that batches its
+/// loop wake-ups, then flushes them; anything else returns the path. Every request is recorded.
 final class TestHandler: HTTPHandler {
     let requests = Mutex<[HTTPRequest]>([])
 
@@ -36,6 +37,16 @@ final class TestHandler: HTTPHandler {
                 usleep(UInt32(milliseconds) * 1000)
                 responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("slow \(milliseconds)".utf8)))
             }
+        case "held":
+            let headers = headers
+            Thread.detachNewThread {
+                let wakes = DeferredWakes.enableOnCurrentThread()
+                responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("held".utf8)))
+                wakes.flush()
+            }
+        case "inline":
+            let answers = [LoopTurn.claimInlineSlot(), LoopTurn.claimInlineSlot()]
+            responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("\(answers)".utf8)))
         case "big":
             let count = Int(parts.count > 1 ? parts[1] : "0") ?? 0
             responder.respond(HTTPResponse(status: 200, headers: headers, body: [UInt8](repeating: 0x61, count: count)))

@@ -1,0 +1,127 @@
+import GRPC
+
+/// `envoy.service.auth.v3.CheckResponse`: allow (status OK, with headers for the upstream request) or deny (with
+/// the HTTP answer the downstream client gets).
+public struct EnvoyCheckResponse: ProtoMessage, Sendable {
+    /// `google.rpc.Status`: code 0 allows the request; any other code denies it.
+    public var statusCode: Int32
+    public var statusMessage: String
+    /// Set when denied.
+    public var denied: Denied?
+    /// Set when allowed.
+    public var ok: OK?
+
+    public init(statusCode: Int32 = 0, statusMessage: String = "", denied: Denied? = nil, ok: OK? = nil) {
+        self.statusCode = statusCode
+        self.statusMessage = statusMessage
+        self.denied = denied
+        self.ok = ok
+    }
+
+    /// `envoy.service.auth.v3.DeniedHttpResponse`.
+    public struct Denied: Sendable, Hashable {
+        /// `envoy.type.v3.HttpStatus.code`: 401, 403, 503 ...
+        public var httpStatus: Int32
+        public var headers: [EnvoyHeaderValueOption]
+        public var body: String
+
+        public init(httpStatus: Int32, headers: [EnvoyHeaderValueOption] = [], body: String = "") {
+            self.httpStatus = httpStatus
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    /// `envoy.service.auth.v3.OkHttpResponse`.
+    public struct OK: Sendable, Hashable {
+        /// Headers set on the request before it goes upstream.
+        public var headers: [EnvoyHeaderValueOption]
+        /// Headers removed from the request before it goes upstream.
+        public var headersToRemove: [String]
+
+        public init(headers: [EnvoyHeaderValueOption] = [], headersToRemove: [String] = []) {
+            self.headers = headers
+            self.headersToRemove = headersToRemove
+        }
+    }
+}
+
+extension EnvoyCheckResponse: CBackedMessage {
+    static let descriptor = MessageDescriptor("envoy.service.auth.v3.CheckResponse")
+
+    init(reading message: MessageReader) throws(GRPCStatus) {
+        let status = try message.message(1, as: RPCStatus.self)
+        statusCode = status?.code ?? 0
+        statusMessage = status?.message ?? ""
+        denied = try message.message(2, as: Denied.self)
+        ok = try message.message(3, as: OK.self)
+    }
+
+    func write(to message: MessageWriter) {
+        message.message(1, RPCStatus(code: statusCode, message: statusMessage))
+        message.message(2, denied)
+        message.message(3, ok)
+    }
+
+    /// `google.rpc.Status` without `details`.
+    struct RPCStatus: CBackedMessage {
+        static let descriptor = MessageDescriptor("google.rpc.Status")
+        var code: Int32
+        var message: String
+
+        init(code: Int32, message: String) {
+            self.code = code
+            self.message = message
+        }
+
+        init(reading message: MessageReader) throws(GRPCStatus) {
+            code = message.int32(1)
+            self.message = try message.string(2)
+        }
+
+        func write(to message: MessageWriter) {
+            message.int32(1, code)
+            message.string(2, self.message)
+        }
+    }
+
+    /// `envoy.type.v3.HttpStatus`.
+    struct HttpStatus: CBackedMessage {
+        static let descriptor = MessageDescriptor("envoy.type.v3.HttpStatus")
+        var code: Int32
+
+        init(code: Int32) { self.code = code }
+        init(reading message: MessageReader) { code = message.int32(1) }
+        func write(to message: MessageWriter) { message.int32(1, code) }
+    }
+}
+
+extension EnvoyCheckResponse.Denied: CBackedMessage {
+    static let descriptor = MessageDescriptor("envoy.service.auth.v3.DeniedHttpResponse")
+
+    init(reading message: MessageReader) throws(GRPCStatus) {
+        httpStatus = try message.message(1, as: EnvoyCheckResponse.HttpStatus.self)?.code ?? 0
+        headers = try message.messages(2, as: EnvoyHeaderValueOption.self)
+        body = try message.string(3)
+    }
+
+    func write(to message: MessageWriter) {
+        message.message(1, EnvoyCheckResponse.HttpStatus(code: httpStatus))
+        message.messages(2, headers)
+        message.string(3, body)
+    }
+}
+
+extension EnvoyCheckResponse.OK: CBackedMessage {
+    static let descriptor = MessageDescriptor("envoy.service.auth.v3.OkHttpResponse")
+
+    init(reading message: MessageReader) throws(GRPCStatus) {
+        headers = try message.messages(2, as: EnvoyHeaderValueOption.self)
+        headersToRemove = try message.strings(5)
+    }
+
+    func write(to message: MessageWriter) {
+        message.messages(2, headers)
+        message.strings(5, headersToRemove)
+    }
+}

@@ -1,0 +1,147 @@
+import GRPC
+import Observability
+import Storage
+import Tokens
+
+/// Decides whether a request may pass the gateway: the App Check token from its headers is verified (signature
+/// against attestd's own current keys, `exp`, `iss`, `aud` naming the project), its app must be allowed by the
+/// request's route policy, and, on limited-use routes, the token must be a limited-use one and is consumed once,
+/// cluster-wide. Shared by the
+/// Envoy ext_authz handler and nginx's auth_request endpoint.
+///
+/// Threading: `authorize` is called on an event loop. A token found in the verified-token cache, on a route that
+/// does not consume it, is decided right there: a SHA-256, one shard lock, a few comparisons, far cheaper than
+/// the hand-off to a verifier thread and back. An RSA verification or a state-store round trip (both block) goes
+/// to the verifier pool like every other expensive call.
+final class GatewayAuthorizer: Sendable {
+    let configuration: Configuration.Gateway
+    let routes: GatewayRouteTable
+    let cache: VerifiedTokenCache
+    let metrics = GatewayMetrics()
+    private let project: String
+    private let apps: AppRegistry
+    private let verifier: AppCheckTokenVerifier
+    private let store: any StateStore
+    private let pool: VerifierPool
+    private let logger: Logger
+
+    init(configuration: Configuration.Gateway, project: String, apps: AppRegistry, verifier: AppCheckTokenVerifier,
+         store: any StateStore, pool: VerifierPool, logger: Logger) {
+        self.configuration = configuration
+        self.routes = GatewayRouteTable(routes: configuration.routes, fallback: configuration.defaultRoute)
+        self.cache = VerifiedTokenCache(capacity: configuration.cacheEntries)
+        self.project = project
+        self.apps = apps
+        self.verifier = verifier
+        self.store = store
+        self.pool = pool
+        self.logger = logger
+    }
+
+    /// The project named by the configuration, else the only configured one; nil when neither decides.
+    static func project(_ gateway: Configuration.Gateway, projects: [Configuration.Project]) -> String? {
+        gateway.project ?? (projects.count == 1 ? projects[0].id : nil)
+    }
+
+    /// Decides about `request` and calls `done` exactly once, on this thread or on a verifier thread.
+    func authorize(_ request: GatewayRequest, deadlineNanos: UInt64?, requestID: @escaping @Sendable () -> String,
+                   done: @escaping @Sendable (GatewayDecision) -> Void) {
+        let route = routes.route(method: request.method, path: request.path, name: request.routeName)
+        guard let token = request.token, !token.isEmpty else {
+            done(conclude(route, token: nil, .missingToken, requestID: requestID))
+            return
+        }
+        let digest = TokenDigest(token: token)
+        let cached = cache.lookup(digest, now: Self.now())
+        if let cached, !route.limitedUse {
+            done(decide(route, cached, requestID: requestID))
+            return
+        }
+        let accepted = pool.submit(.init(
+            deadlineNanos: deadlineNanos,
+            run: { [self] in
+                let verified: VerifiedAppCheckToken
+                if let cached {
+                    verified = cached
+                } else {
+                    do throws(AppCheckTokenError) {
+                        verified = try verifier.verify(token, project: project, now: Self.now())
+                    } catch {
+                        done(conclude(route, token: nil, .refused(error.reason), requestID: requestID))
+                        return
+                    }
+                    // Only tokens of the project's configured apps are cached, so a cache hit needs no app lookup.
+                    guard (try? apps.app(named: "projects/\(verified.projectNumber)/apps/\(verified.appID)")) != nil else {
+                        done(conclude(route, token: verified, .refused("unknownApp"), requestID: requestID))
+                        return
+                    }
+                    cache.insert(digest, verified)
+                }
+                done(decide(route, verified, requestID: requestID))
+            },
+            expire: { [self] in
+                done(conclude(route, token: nil, .unavailable("deadlineExceeded", "Deadline exceeded while waiting for a verifier."),
+                              requestID: requestID))
+            }))
+        if !accepted {
+            done(conclude(route, token: nil, .unavailable("overloaded", "Overloaded; try again."), requestID: requestID))
+        }
+    }
+
+    /// The decision about a verified token of a configured app on `route`: the app allowed there, and, on a
+    /// limited-use route, the token consumed now (a store call, so only ever made on a verifier thread).
+    private func decide(_ route: Configuration.GatewayRoute, _ token: VerifiedAppCheckToken,
+                        requestID: @escaping @Sendable () -> String) -> GatewayDecision {
+        guard route.apps.isEmpty || route.apps.contains(token.appID) else {
+            return conclude(route, token: token, .refused("appNotAllowed"), requestID: requestID)
+        }
+        if route.limitedUse {
+            // A limited-use token lives 5 minutes and a session token at least 30: only the former is meant to be
+            // spent, so a session token (which the client would need again) is refused here rather than burnt.
+            guard token.expiresAt - token.issuedAt <= TokenLifetime.limitedUse.seconds else {
+                return conclude(route, token: token, .refused("notLimitedUse"), requestID: requestID)
+            }
+            do {
+                guard try store.consumeToken(token.jti, expiresAt: token.expiresAt) else {
+                    return conclude(route, token: token, .refused("alreadyConsumed"), requestID: requestID)
+                }
+            } catch {
+                logger.error("state store unavailable", [("requestId", requestID()), ("error", error.description)])
+                return conclude(route, token: token, .unavailable("storeUnavailable", "State store unavailable; try again."),
+                                requestID: requestID)
+            }
+        }
+        return conclude(route, token: token, nil, requestID: requestID)
+    }
+
+    /// Counts the outcome and turns a denial into a pass on a route in monitor mode.
+    private func conclude(_ route: Configuration.GatewayRoute, token: VerifiedAppCheckToken?, _ denial: GatewayDenial?,
+                          requestID: @escaping @Sendable () -> String) -> GatewayDecision {
+        let app = token?.appID ?? ""
+        let headers = token.map(identityHeaders) ?? []
+        guard let denial else {
+            metrics.allowed(route: route.name, app: app)
+            return .allow(headers: headers)
+        }
+        switch route.mode {
+        case .monitor:
+            // Debug, not info: in a rollout most of a route's traffic may be would-deny; the metric is what to watch.
+            metrics.wouldDeny(route: route.name, app: app, reason: denial.reason)
+            logger.debug("gateway would deny", [("requestId", requestID()), ("route", route.name), ("app", app),
+                                                ("reason", denial.reason)])
+            return .allow(headers: headers)
+        case .enforce:
+            metrics.denied(route: route.name, app: app, reason: denial.reason)
+            logger.debug("gateway denied", [("requestId", requestID()), ("route", route.name), ("app", app),
+                                            ("reason", denial.reason)])
+            return .deny(denial)
+        }
+    }
+
+    /// The headers set on the upstream request: who the verified caller is.
+    private func identityHeaders(_ token: VerifiedAppCheckToken) -> [(String, String)] {
+        [(configuration.appIDHeader, token.appID), (configuration.tokenIDHeader, token.jti)]
+    }
+
+    static func now() -> Int64 { ExchangeContext.now() }
+}

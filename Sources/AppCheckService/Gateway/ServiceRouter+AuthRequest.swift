@@ -1,0 +1,41 @@
+import GRPC
+import HTTP
+
+extension ServiceRouter {
+    /// The metrics name of nginx's auth_request endpoint.
+    static let authRequestMethod = "AuthRequest"
+
+    /// nginx's `auth_request` subrequest (`GET` or `POST` on the gateway's path, over HTTP/1.1 or HTTP/2): the
+    /// original request's method and URI come in the headers nginx is told to set, the token in its own header.
+    /// 200 with the identity headers (for `auth_request_set`), or 401 / 403 / 503 with Google's error body.
+    func serveAuthRequest(_ request: HTTPRequest, responder: HTTPResponder, gateway: GatewayAuthorizer) {
+        let configuration = gateway.configuration
+        guard request.method == "GET" || request.method == "POST" || request.method == "HEAD" else {
+            let status = GRPCStatus(.invalidArgument, "Method \(request.method) is not allowed here; use GET or POST.")
+            var response = HTTPResponse.restError(status, httpStatus: 405)
+            response.headers.add("allow", "GET, POST, HEAD")
+            finish(request, responder, method: Self.authRequestMethod, status: status, response: response)
+            return
+        }
+        let gatewayRequest = GatewayRequest(
+            method: request.headers[configuration.originalMethodHeader] ?? "GET",
+            path: request.headers[configuration.originalURIHeader] ?? "/",
+            routeName: request.headers[configuration.routeHeader],
+            token: request.headers[configuration.tokenHeader])
+        let context = context(for: request, method: Self.authRequestMethod, deadlineNanos: nil)
+        let isHead = request.method == "HEAD"
+        gateway.authorize(gatewayRequest, deadlineNanos: nil, requestID: { context.requestID }) { [self] decision in
+            switch decision {
+            case .allow(let headers):
+                let response = HTTPResponse(status: 200, headers: HTTPHeaders(headers), body: [])
+                finish(request, responder, method: Self.authRequestMethod, status: .ok, response: response,
+                       requestID: context.requestID)
+            case .deny(let denial):
+                var response = HTTPResponse.restError(denial.status)
+                if isHead { response.body = [] }
+                finish(request, responder, method: Self.authRequestMethod, status: denial.status, response: response,
+                       requestID: context.requestID)
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import AppCheckMessages
+import GRPC
+import Testing
+
+/// The ext_authz subset of Envoy's protos, against bytes laid out as Envoy's full definitions encode them.
+@Suite("Envoy ext_authz messages")
+struct EnvoyMessageTests {
+    /// A length-delimited field (wire type 2), its length a varint.
+    func field(_ number: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        var length: [UInt8] = []
+        var count = payload.count
+        repeat {
+            length.append(UInt8(count & 0x7f) | (count > 0x7f ? 0x80 : 0))
+            count >>= 7
+        } while count > 0
+        return [number << 3 | 2] + length + payload
+    }
+
+    /// The field numbers of a message's top level, in order (length-delimited fields with short lengths only).
+    func topLevelFields(_ bytes: [UInt8]) -> [UInt8] {
+        var numbers: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            precondition(bytes[index] & 7 == 2 && bytes[index + 1] < 0x80)
+            numbers.append(bytes[index] >> 3)
+            index += 2 + Int(bytes[index + 1])
+        }
+        return numbers
+    }
+
+    func field(_ number: UInt8, _ text: String) -> [UInt8] { field(number, Array(text.utf8)) }
+
+    func entry(_ key: String, _ value: String) -> [UInt8] { field(1, key) + field(2, value) }
+
+    @Test("reads method, path and headers of a CheckRequest and skips the fields the subset leaves out")
+    func readsCheckRequest() throws {
+        let http = field(1, "req-1") + field(2, "POST") + field(3, entry("x-firebase-appcheck", "a.b.c"))
+            + field(3, entry("user-agent", "ios")) + field(4, "/v1/redeem?x=1") + field(5, "api.example.com")
+            + [9 << 3 | 0, 0x2a]  // size = 42 (int64), not in the subset
+            + field(10, "HTTP/2")
+        let request = field(1, [UInt8(0x0a), 2, 0x08, 0x01]) + field(2, http)  // time (a Timestamp), then http
+        let source = field(2, "frontend")  // Peer.service, not in the subset
+        let attributes = field(1, source) + field(4, request) + field(10, entry("attestd_route", "redeem"))
+        let decoded = try EnvoyCheckRequest(serializedBytes: field(1, attributes))
+        #expect(decoded.attributes.http.id == "req-1")
+        #expect(decoded.attributes.http.method == "POST")
+        #expect(decoded.attributes.http.path == "/v1/redeem?x=1")
+        #expect(decoded.attributes.http.host == "api.example.com")
+        #expect(decoded.attributes.http.headers == ["x-firebase-appcheck": "a.b.c", "user-agent": "ios"])
+        #expect(decoded.attributes.contextExtensions == ["attestd_route": "redeem"])
+    }
+
+    @Test("reads raw headers (header_map) into the same headers, joining repeated names")
+    func readsRawHeaders() throws {
+        let headerMap = field(1, field(1, "X-Firebase-AppCheck") + field(3, "t.o.k"))
+            + field(1, field(1, "accept") + field(3, "a")) + field(1, field(1, "accept") + field(3, "b"))
+        let http = field(2, "GET") + field(13, headerMap)
+        let decoded = try EnvoyCheckRequest(serializedBytes: field(1, field(4, field(2, http))))
+        #expect(decoded.attributes.http.headers == ["x-firebase-appcheck": "t.o.k", "accept": "a,b"])
+    }
+
+    @Test("a CheckRequest survives a round trip")
+    func requestRoundTrip() throws {
+        let request = EnvoyCheckRequest(attributes: .init(
+            http: .init(id: "1", method: "GET", headers: ["a": "1", "b": "2"], path: "/p", host: "h"),
+            contextExtensions: ["attestd_route": "r"]))
+        let decoded = try EnvoyCheckRequest(serializedBytes: request.serializedBytes())
+        #expect(decoded.attributes.http.headers == ["a": "1", "b": "2"])
+        #expect(decoded.attributes.contextExtensions == ["attestd_route": "r"])
+        #expect(decoded.attributes.http.path == "/p")
+    }
+
+    @Test("an OK answer encodes headers (overwrite), headers to remove, and no denied_response")
+    func okResponse() throws {
+        let response = EnvoyCheckResponse(statusCode: 0, ok: .init(
+            headers: [EnvoyHeaderValueOption("x-attestd-app-id", "1:2:ios:3")], headersToRemove: ["x-a", "x-b"]))
+        let bytes = response.serializedBytes()
+        let decoded = try EnvoyCheckResponse(serializedBytes: bytes)
+        #expect(decoded.ok == response.ok)
+        #expect(decoded.denied == nil)
+        #expect(decoded.statusCode == 0)
+        // status, then ok_response (3) and no denied_response (2): what Envoy's oneof reads.
+        #expect(topLevelFields(bytes) == [1, 3])
+        #expect(decoded.ok?.headers.first?.appendAction == .overwriteIfExistsOrAdd)
+    }
+
+    @Test("a denial encodes the google.rpc.Status, the HTTP status and the body")
+    func deniedResponse() throws {
+        let response = EnvoyCheckResponse(statusCode: 7, statusMessage: "App attestation failed.", denied: .init(
+            httpStatus: 403, headers: [EnvoyHeaderValueOption("content-type", "application/json")], body: "{}"))
+        let decoded = try EnvoyCheckResponse(serializedBytes: response.serializedBytes())
+        #expect(decoded.statusCode == 7)
+        #expect(decoded.statusMessage == "App attestation failed.")
+        #expect(decoded.denied == response.denied)
+        #expect(decoded.ok == nil)
+        #expect(EnvoyCheckResponse.schema.fullName == "envoy.service.auth.v3.CheckResponse")
+    }
+}
