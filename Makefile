@@ -5,7 +5,8 @@ CONFIG ?= config/dev.json
 SIM_DIR ?= .keys/simulator
 DEMO_URL ?= http://127.0.0.1:8080
 
-.PHONY: run demo test deps build release unit-tests e2e-tests protos check-protos bench bench-challenge bench-verify clean
+.PHONY: run demo test deps build release unit-tests e2e-tests protos check-protos bench bench-challenge bench-verify clean \
+	fuzz fuzz-tests test-asan test-tsan
 
 deps:
 	@scripts/install-deps.sh
@@ -27,7 +28,7 @@ demo:
 	.build/debug/attestd-sim flow --url $(DEMO_URL) --project attestd-dev --app 1:123456789012:ios:0123456789abcdef \
 		--app-id DEVTEAM123.dev.attestd.example --environment development --dir $(SIM_DIR) --assertions 3
 
-test: deps check-protos unit-tests e2e-tests
+test: deps check-protos unit-tests e2e-tests fuzz-tests
 
 unit-tests:
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
@@ -35,6 +36,23 @@ unit-tests:
 
 e2e-tests: build
 	@scripts/e2e.sh
+
+# libFuzzer targets under Fuzz/ (Fuzz/Corpus holds their seeds): each runs FUZZ_SECONDS, FUZZ_JOBS at a time, and
+# the run fails on any crash. `make test` gives each FUZZ_TEST_SECONDS, in a debug build (much quicker to build).
+FUZZ_SECONDS ?= 60
+FUZZ_TEST_SECONDS ?= 15
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
+fuzz-tests: deps
+	FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) FUZZ_CONFIG=debug scripts/fuzz.sh
+
+# The Swift test suite under AddressSanitizer (with LeakSanitizer) and ThreadSanitizer.
+test-asan: deps
+	scripts/sanitizers.sh address
+
+test-tsan: deps
+	scripts/sanitizers.sh thread
 
 protos: deps
 	scripts/generate-protos.sh

@@ -111,6 +111,37 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Fuzzing: libFuzzer targets (scripts/fuzz.sh builds them with -sanitize=fuzzer and -DFUZZING; a plain
+        // build makes each a replayer of the inputs named on its command line). Seed corpora in Fuzz/Corpus.
+        .target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: swiftSettings),
+        .executableTarget(name: "fuzz-cbor", dependencies: ["FuzzSupport", "AppAttest"], path: "Fuzz/CBOR", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "fuzz-authdata", dependencies: ["FuzzSupport", "AppAttest"], path: "Fuzz/AuthenticatorData",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "fuzz-attestation", dependencies: ["FuzzSupport", "AppAttest"], path: "Fuzz/Attestation",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "fuzz-assertion", dependencies: ["FuzzSupport", "AppAttest"], path: "Fuzz/Assertion",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "fuzz-receipt", dependencies: ["FuzzSupport", "AppAttest", "Crypto"], path: "Fuzz/Receipt",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "fuzz-protobuf", dependencies: ["FuzzSupport", "AppCheckMessages", "GRPC"], path: "Fuzz/Protobuf",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "fuzz-json", dependencies: ["FuzzSupport", "AppCheckMessages", "GRPC"], path: "Fuzz/JSON",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(name: "fuzz-grpc-deframe", dependencies: ["FuzzSupport", "GRPC"], path: "Fuzz/GRPCDeframe", swiftSettings: swiftSettings),
+        .executableTarget(name: "fuzz-http2", dependencies: ["FuzzSupport", "HTTP"], path: "Fuzz/HTTP2", swiftSettings: swiftSettings),
+
         // MARK: Tests, one target per module.
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .testTarget(name: "AttestdBenchTests", dependencies: ["attestd-bench", "CNghttp2"], swiftSettings: swiftSettings),

@@ -102,8 +102,11 @@ public struct DERCertificate: Sendable {
         publicKeyParameterContents = keyAlgorithmReader.nextTag == 0x06 ? keyAlgorithmReader.read(tag: 0x06) : nil
         publicKey = keyBits.dropFirst()
 
-        // Unique identifiers [1] and [2] may precede the extensions [3].
-        while let tag = fields.nextTag, tag == 0x81 || tag == 0x82 || tag == 0xA1 || tag == 0xA2 { _ = fields.readElement() }
+        // Unique identifiers [1] and [2] may precede the extensions [3]. A malformed one ends the parse: skipping
+        // it would not move the reader, and the loop would never end.
+        while let tag = fields.nextTag, tag == 0x81 || tag == 0x82 || tag == 0xA1 || tag == 0xA2 {
+            guard fields.readElement() != nil else { return nil }
+        }
         var parsed: [Extension] = []
         if fields.nextTag == 0xA3 {
             guard let wrapper = fields.read(tag: 0xA3) else { return nil }

@@ -85,6 +85,7 @@ final class EventLoop: @unchecked Sendable {
     /// Runs `task` on the loop thread at its next turn. Tasks posted after the loop has stopped are dropped.
     func execute(_ task: @escaping @Sendable () -> Void) {
         let mustWake = inbox.withLock { inbox in
+            guard inbox.isOpen else { return false }
             inbox.tasks.append(task)
             // A loop that is awake takes its tasks before it sleeps again, and one wake-up already on its way serves
             // every task posted before the loop reads it: the eventfd is written only to wake a sleeping loop, once.
@@ -156,6 +157,14 @@ final class EventLoop: @unchecked Sendable {
             if case .stopped = state { break }
         }
         for connection in Array(connections.values) { connection.close() }
+        // A task captures the loop (a responder's delivery does): kept in a stopped loop's inbox, it would keep
+        // the loop alive forever. Released outside the lock, since releasing may run arbitrary deinits.
+        let dropped = inbox.withLock { inbox in
+            inbox.isOpen = false
+            defer { inbox.tasks = [] }
+            return inbox.tasks
+        }
+        _ = consume dropped
         threadID.store(0, ordering: .relaxed)
     }
 
@@ -360,6 +369,8 @@ private struct Inbox {
     var sleeping = false
     /// An eventfd write that the loop has not read yet was made, or is about to be.
     var wakePending = false
+    /// False once the loop has stopped: a task posted later is dropped, not kept.
+    var isOpen = true
 }
 
 /// A listening socket owned by one loop.

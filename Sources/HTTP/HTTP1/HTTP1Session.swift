@@ -128,8 +128,8 @@ final class HTTP1Session {
     private func reject(status: Int) {
         stopped = true
         if messageInProgress {
+            if !dispatchedEarly { connection.context.openStreams.subtract(1, ordering: .relaxed) }
             messageInProgress = false
-            connection.context.openStreams.subtract(1, ordering: .relaxed)
         }
         connection.logger.debug("rejecting an HTTP/1.1 request", [("peer", connection.remoteAddress), ("status", String(status))])
         slots.append(HTTP1ResponseSlot(response: HTTPResponse(status: status), closeAfter: true, isHead: false, counted: false))
@@ -193,7 +193,7 @@ final class HTTP1Session {
 
     func connectionClosed() {
         var counted = slots.filter(\.counted).count
-        if messageInProgress { counted += 1 }
+        if messageInProgress && !dispatchedEarly { counted += 1 }
         connection.context.openStreams.subtract(counted, ordering: .relaxed)
         slots.removeAll()
         messageInProgress = false
@@ -302,7 +302,8 @@ final class HTTP1Session {
     }
 
     /// The body is over the limit: the handler sees the request now, with an empty body; the connection closes
-    /// after the response, and the rest of the body is read and dropped until then.
+    /// after the response, and the rest of the body is read and dropped until then. The request's place in the
+    /// open-stream gauge moves from the message in progress to its response slot, as on completion.
     private func dispatchEarly() {
         dispatchedEarly = true
         enqueue(closeAfter: true)
