@@ -5,7 +5,7 @@ CONFIG ?= config/dev.json
 SIM_DIR ?= .keys/simulator
 DEMO_URL ?= http://127.0.0.1:8080
 
-.PHONY: run demo test deps build release unit-tests e2e-tests protos check-protos bench bench-challenge bench-verify clean \
+.PHONY: run demo test deps build release unit-tests e2e-tests protos check-protos bench bench-challenge bench-verify bench-gateway clean \
 	fuzz fuzz-tests test-asan test-tsan
 
 deps:
@@ -65,6 +65,9 @@ bench: release
 
 bench-challenge: release
 	scripts/bench-challenge.sh
+
+bench-gateway: release
+	python3 Benchmarks/GatewayBench/gateway_bench.py
 
 bench-verify: release
 	.build/release/attestd-verify-bench
