@@ -28,7 +28,7 @@ demo:
 	.build/debug/attestd-sim flow --url $(DEMO_URL) --project attestd-dev --app 1:123456789012:ios:0123456789abcdef \
 		--app-id DEVTEAM123.dev.attestd.example --environment development --dir $(SIM_DIR) --assertions 3
 
-test: deps check-protos unit-tests e2e-tests fuzz-tests
+test: deps check-protos unit-tests e2e-tests fuzz-tests test-asan
 
 unit-tests:
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
