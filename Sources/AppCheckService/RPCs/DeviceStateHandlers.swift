@@ -9,20 +9,12 @@ struct QueryTwoBitsHandler: UnaryHandler {
     let deviceCheck: DeviceCheckClients
 
     func handle(_ request: QueryTwoBitsRequest, context: RPCContext, reply: RPCReply<TwoBitsState>) {
-        let app: RegisteredApp
-        let client: DeviceCheckClient
-        do throws(GRPCStatus) {
-            (app, client) = try deviceCheck.resolve(request.app, deviceToken: request.deviceToken, in: exchange.apps)
-        } catch {
-            reply.fail(error)
-            return
-        }
-        deviceCheck.onPool(context, reply: reply) { () throws(GRPCStatus) in
-            let bits = try exchange.callApple(
-                app: app, endpoint: "query_two_bits", requests: deviceCheck.requests, context: context
-            ) { deadline throws(AppleError) in
-                try client.queryTwoBits(deviceToken: request.deviceToken, deadline: deadline)
-            }
+        deviceCheck.callApple(
+            app: request.app, deviceToken: request.deviceToken, endpoint: "query_two_bits", exchange: exchange,
+            context: context, reply: reply
+        ) { client, deadline throws(AppleError) in
+            try client.queryTwoBits(deviceToken: request.deviceToken, deadline: deadline)
+        } answer: { _, bits in
             // Never set: Apple's plain-text 200; both bits read false and `bits_set` says so.
             guard let bits else { return TwoBitsState() }
             return TwoBitsState(
@@ -38,20 +30,12 @@ struct UpdateTwoBitsHandler: UnaryHandler {
     let deviceCheck: DeviceCheckClients
 
     func handle(_ request: UpdateTwoBitsRequest, context: RPCContext, reply: RPCReply<TwoBitsState>) {
-        let app: RegisteredApp
-        let client: DeviceCheckClient
-        do throws(GRPCStatus) {
-            (app, client) = try deviceCheck.resolve(request.app, deviceToken: request.deviceToken, in: exchange.apps)
-        } catch {
-            reply.fail(error)
-            return
-        }
-        deviceCheck.onPool(context, reply: reply) { () throws(GRPCStatus) in
-            try exchange.callApple(
-                app: app, endpoint: "update_two_bits", requests: deviceCheck.requests, context: context
-            ) { deadline throws(AppleError) in
-                try client.updateTwoBits(deviceToken: request.deviceToken, bit0: request.bit0, bit1: request.bit1, deadline: deadline)
-            }
+        deviceCheck.callApple(
+            app: request.app, deviceToken: request.deviceToken, endpoint: "update_two_bits", exchange: exchange,
+            context: context, reply: reply
+        ) { client, deadline throws(AppleError) in
+            try client.updateTwoBits(deviceToken: request.deviceToken, bit0: request.bit0, bit1: request.bit1, deadline: deadline)
+        } answer: { app, _ in
             context.logger.info("two bits updated", [("app", app.appID)])
             // Apple stamps the update with the current month.
             return TwoBitsState(

@@ -9,22 +9,13 @@ struct ExchangeDeviceCheckHandler: UnaryHandler {
     let deviceCheck: DeviceCheckClients
 
     func handle(_ request: ExchangeDeviceCheckTokenRequest, context: RPCContext, reply: RPCReply<AppCheckToken>) {
-        let app: RegisteredApp
-        let client: DeviceCheckClient
-        do throws(GRPCStatus) {
-            (app, client) = try deviceCheck.resolve(request.app, deviceToken: request.deviceToken, in: exchange.apps)
-        } catch {
-            reply.fail(error)
-            return
-        }
-        // The call to Apple blocks: it runs on threads of its own, never on the event loop or the verifier pool.
-        deviceCheck.onPool(context, reply: reply) { () throws(GRPCStatus) in
-            try exchange.callApple(
-                app: app, endpoint: "validate_device_token", requests: deviceCheck.requests, context: context
-            ) { deadline throws(AppleError) in
-                try client.validate(deviceToken: request.deviceToken, deadline: deadline)
-            }
-            return try exchange.mint(for: app, limitedUse: request.limitedUse)
+        deviceCheck.callApple(
+            app: request.app, deviceToken: request.deviceToken, endpoint: "validate_device_token", exchange: exchange,
+            context: context, reply: reply
+        ) { client, deadline throws(AppleError) in
+            try client.validate(deviceToken: request.deviceToken, deadline: deadline)
+        } answer: { app, _ throws(GRPCStatus) in
+            try exchange.mint(for: app, limitedUse: request.limitedUse)
         }
     }
 }
@@ -36,5 +27,30 @@ extension DeviceCheckClients {
         let app = try apps.resolve(appName)
         guard !deviceToken.isEmpty else { throw GRPCStatus(.invalidArgument, "device_token is required.") }
         return (app, try client(for: app))
+    }
+
+    /// Every DeviceCheck RPC: `resolve` on the event loop (a refusal answers at once), then one call to Apple on the
+    /// DeviceCheck threads — never the event loop or the verifier pool, since it blocks — whose result `answer`
+    /// turns into the response.
+    func callApple<Result, Response>(
+        app appName: String, deviceToken: String, endpoint: String, exchange: ExchangeContext, context: RPCContext,
+        reply: RPCReply<Response>,
+        _ call: @escaping @Sendable (DeviceCheckClient, ContinuousClock.Instant) throws(AppleError) -> Result,
+        answer: @escaping @Sendable (RegisteredApp, Result) throws(GRPCStatus) -> Response
+    ) {
+        let app: RegisteredApp
+        let client: DeviceCheckClient
+        do throws(GRPCStatus) {
+            (app, client) = try resolve(appName, deviceToken: deviceToken, in: exchange.apps)
+        } catch {
+            reply.fail(error)
+            return
+        }
+        onPool(context, reply: reply) { () throws(GRPCStatus) in
+            let result = try exchange.callApple(app: app, endpoint: endpoint, requests: requests, context: context) {
+                deadline throws(AppleError) in try call(client, deadline)
+            }
+            return try answer(app, result)
+        }
     }
 }
