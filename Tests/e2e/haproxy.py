@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from processes import terminate
+
 
 def _frame(kind: int, flags: int, stream: int, payload: bytes) -> bytes:
     """One HTTP/2 frame (RFC 9113 §4.1)."""
@@ -111,13 +113,7 @@ class HAProxy:
             time.sleep(0.05)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        terminate(self.process)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else "(no log)"

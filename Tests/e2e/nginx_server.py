@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from attestd_server import REPO
+from processes import terminate
 
 DEPLOYED = REPO / "deploy" / "nginx" / "nginx.conf"
 
@@ -76,13 +77,7 @@ class Nginx:
                 time.sleep(0.05)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        terminate(self.process)
 
     def log_tail(self, lines: int = 30) -> str:
         text = ""

@@ -26,6 +26,7 @@ import yaml
 import nginx_server
 import protos
 from attestd_server import REPO, AttestdServer, attestd_binary, base_config, free_ports, make_tls_files
+from processes import terminate
 from wire import APP_ID, PROJECT_ID
 
 DEPLOY = REPO / "deploy"
@@ -661,13 +662,7 @@ class HAProxy:
                                             env=self.environment, stdout=log, stderr=subprocess.STDOUT)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        terminate(self.process)
 
     def servers(self) -> dict[str, dict[str, str]]:
         """The backend's servers as the stats page reports them (status, check_status, stot...)."""
