@@ -8,7 +8,7 @@
 # FRAMING (grpc), CONNECTIONS (8), STREAMS (16), WARMUP (1), DURATION (3), TOKENS ("RS256 ES256"),
 # IDLE_CONNECTIONS (10000; 0 skips the idle-connection memory check), STORE (sqlite, as config/dev.json: a fresh
 # file in the temporary folder; memory; or redis: a redis-server on a free loopback port, started and stopped here),
-# BENCH_ARGS (more attestd-bench options).
+# VERIFIER_THREADS (0: one per core), BENCH_ARGS (more attestd-bench options).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 attestd="${ATTESTD_BIN:-.build/release/attestd}"
@@ -71,6 +71,7 @@ run() { # run NAME ALG PHASES [extra bench options...]
   "keys": { "challengeKey": "keys/challenge.json", "artifactKey": "keys/artifact.json",
             "tokenSigning": ["keys/token-signing.pem"], "generateMissing": true },
   "challengeTtlSeconds": 300,
+  "verifier": { "threads": ${VERIFIER_THREADS:-0} },
   "store": $store,
   "projects": [ { "number": "123456789012", "id": "attestd-dev",
                   "apps": [ { "appId": "1:123456789012:ios:0123456789abcdef", "teamId": "DEVTEAM123",

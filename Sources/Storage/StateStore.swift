@@ -1,10 +1,14 @@
 /// The state every node of a cluster must share (DESIGN.md, "State"). Each operation is atomic on its own, so two
 /// nodes racing on the same challenge, counter or token get one winner.
 ///
-/// The calls are synchronous and may block: they run on the verifier pool's threads, never on an event loop (only a
-/// store whose `answersWithoutWaiting` is true may be called from one).
-/// That shape fits all three implementations without change: memory (a lock), SQLite (one statement in a
-/// transaction, WAL) and Redis (one round trip to a server-side script per call, from a connection pool).
+/// The plain calls are synchronous and may block: they run on the verifier pool's threads, never on an event loop
+/// (only a store whose `answersWithoutWaiting` is true may be called from one).
+///
+/// The writes of an exchange also come with a completion (`StoreCompletion`): the caller hands its write over and
+/// goes on with other work, and the completion runs once the write is stored, on whichever thread stored it.
+/// SQLite and Redis group such writes into one transaction or one pipeline (`GroupCommitter`), so that a batch grows
+/// with the load and a verifier thread never sleeps on a commit; the default runs the synchronous call and then the
+/// completion, on the calling thread.
 public protocol StateStore: Sendable {
     /// Marks a challenge as used. Returns false when it was used before (a replay).
     /// - Parameter expiresAt: unix seconds after which the challenge is refused anyway, so the record may go.
@@ -39,11 +43,25 @@ public protocol StateStore: Sendable {
         _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
     ) throws(StoreError) -> ChallengeThenCounter
 
+    /// `consumeChallenge(_:expiresAt:thenRegister:)`, answered through `completion`.
+    func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, completion: @escaping StoreCompletion<Bool>)
+
+    /// `consumeChallenge(_:expiresAt:thenAdvance:to:now:)`, answered through `completion`.
+    func consumeChallenge(
+        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64,
+        completion: @escaping StoreCompletion<ChallengeThenCounter>)
+
+    /// `consumeToken(_:expiresAt:)`, answered through `completion`.
+    func consumeToken(_ tokenID: String, expiresAt: Int64, completion: @escaping StoreCompletion<Bool>)
+
     /// True when every call completes on the calling thread without waiting for I/O or another thread (the
     /// in-memory store). Only then may an exchange run on an event loop; SQLite may wait for another caller's commit
     /// and Redis for a round trip, which would stall every connection of that loop.
     var answersWithoutWaiting: Bool { get }
 }
+
+/// Receives the outcome of a write handed to the store; runs once, on the thread that stored the write.
+public typealias StoreCompletion<Outcome> = @Sendable (Result<Outcome, StoreError>) -> Void
 
 /// The outcome of consuming a challenge and then advancing a counter.
 public enum ChallengeThenCounter: Sendable, Equatable {
@@ -67,6 +85,23 @@ extension StateStore {
     ) throws(StoreError) -> ChallengeThenCounter {
         guard try consumeChallenge(nonce, expiresAt: expiresAt) else { return .challengeReplayed }
         return .counter(try advanceCounter(keyID: keyID, to: counter, now: now))
+    }
+
+    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, completion: @escaping StoreCompletion<Bool>) {
+        completion(Result { () throws(StoreError) in try consumeChallenge(nonce, expiresAt: expiresAt, thenRegister: record) })
+    }
+
+    public func consumeChallenge(
+        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64,
+        completion: @escaping StoreCompletion<ChallengeThenCounter>
+    ) {
+        completion(Result { () throws(StoreError) in
+            try consumeChallenge(nonce, expiresAt: expiresAt, thenAdvance: keyID, to: counter, now: now)
+        })
+    }
+
+    public func consumeToken(_ tokenID: String, expiresAt: Int64, completion: @escaping StoreCompletion<Bool>) {
+        completion(Result { () throws(StoreError) in try consumeToken(tokenID, expiresAt: expiresAt) })
     }
 }
 

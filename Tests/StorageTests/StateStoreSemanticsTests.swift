@@ -1,4 +1,6 @@
+import Foundation
 import Storage
+import Synchronization
 import Testing
 
 /// The contract of `StateStore`, checked against every implementation: memory, a SQLite file, a real Redis.
@@ -203,4 +205,43 @@ struct StateStoreSemanticsTests {
         #expect(try store.consumeChallenge([9, 5], expiresAt: expiresAt, thenAdvance: [7], to: 9, now: fixture.now)
                 == .counter(.revoked))
     }
+
+    @Test("answers writes handed over with a completion once each, held back by verifier-like threads and flushed",
+          arguments: StoreKind.allCases)
+    func completions(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let expiresAt = fixture.now + 300
+        for key in UInt8(0)..<8 { try store.registerKey(Self.record([key], at: fixture.now)) }
+        // 8 threads, each advancing its own key 1...20 with a fresh challenge each time, plus one replayed challenge.
+        // A write may be committed, and answered, by another thread's commit, after its own thread has moved on.
+        let answers = (0..<8).map { _ in Answers() }
+        _ = onThreads(8) { thread in
+            let commits = DeferredCommits.enableOnCurrentThread()
+            let answered = answers[thread]
+            for counter in UInt32(1)...20 {
+                store.consumeChallenge([UInt8(thread), UInt8(counter)], expiresAt: expiresAt, thenAdvance: [UInt8(thread)],
+                                       to: counter, now: fixture.now) { answered.append($0) }
+                if counter % 5 == 0 { commits.flush() }
+            }
+            store.consumeChallenge([UInt8(thread), 1], expiresAt: expiresAt, thenAdvance: [UInt8(thread)], to: 21,
+                                   now: fixture.now) { answered.append($0) }
+            commits.flush()
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while answers.contains(where: { $0.all.count < 21 }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        for (thread, answered) in answers.map(\.all).enumerated() {
+            #expect(answered.count == 21, "thread \(thread)")
+            #expect(answered.prefix(20).allSatisfy { (try? $0.get()) == .counter(.advanced) }, "thread \(thread)")
+            #expect((try? answered.last?.get()) == .challengeReplayed, "thread \(thread)")
+            #expect(try store.attestedKey([UInt8(thread)])?.counter == 20)
+        }
+    }
+}
+
+/// What completions answered, in the order they ran.
+final class Answers: Sendable {
+    private let answered = Mutex<[Result<ChallengeThenCounter, StoreError>]>([])
+    func append(_ answer: Result<ChallengeThenCounter, StoreError>) { answered.withLock { $0.append(answer) } }
+    var all: [Result<ChallengeThenCounter, StoreError>] { answered.withLock { $0 } }
 }

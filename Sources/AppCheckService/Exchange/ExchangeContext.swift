@@ -74,6 +74,41 @@ struct ExchangeContext: Sendable {
         }
     }
 
+    /// Runs `work` on the verifier pool for an exchange that ends with a state-store write. `work` checks what it
+    /// can (what it throws is the answer at once) and then hands its write to the store with `answer(...)` as the
+    /// completion: the verifier thread goes on to its next job while the write waits for its batch, and the answer
+    /// is made when the write is stored. Queue-full and deadline answers are those of `onPool`.
+    func onPool<Response>(_ context: RPCContext, reply: RPCReply<Response>,
+                          untilStored work: @escaping @Sendable () throws(GRPCStatus) -> Void) {
+        let accepted = pool.submit(.init(
+            deadlineNanos: context.deadlineNanos, mayRunInline: store.answersWithoutWaiting,
+            run: {
+                do throws(GRPCStatus) { try work() } catch { reply.fail(error) }
+            },
+            expire: { reply.fail(GRPCStatus(.deadlineExceeded, "Deadline exceeded while waiting for a verifier.")) }))
+        if !accepted {
+            reply.fail(GRPCStatus(.unavailable, "Overloaded; try again."))
+        }
+    }
+
+    /// The completion of a store write that answers `reply`: `then` turns the write's outcome into the response (or
+    /// a refusal); a store that could not answer is UNAVAILABLE (fail closed).
+    func answer<Outcome, Response>(
+        _ reply: RPCReply<Response>, _ context: RPCContext,
+        then: @escaping @Sendable (Outcome) throws(GRPCStatus) -> Response
+    ) -> StoreCompletion<Outcome> {
+        { result in
+            do throws(GRPCStatus) {
+                switch result {
+                case .success(let outcome): reply.succeed(try then(outcome))
+                case .failure(let error): throw unavailable(error, context: context)
+                }
+            } catch {
+                reply.fail(error)
+            }
+        }
+    }
+
     /// A freshly minted token for `app`, as the response message carries it; `riskMetric`, when given, becomes the
     /// token's `risk_metric` claim.
     func mint(for app: RegisteredApp, limitedUse: Bool, lifetime: TokenLifetime? = nil, riskMetric: Int? = nil) throws(GRPCStatus) -> AppCheckToken {

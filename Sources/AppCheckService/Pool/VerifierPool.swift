@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Storage
 import Synchronization
 
 /// Worker threads that run what an event loop must not: signature checks, token signing, state-store calls.
@@ -21,17 +22,20 @@ public final class VerifierPool: Sendable {
         public var run: @Sendable () -> Void
         /// Called instead of `run` when the deadline passed before a thread took the job.
         public var expire: @Sendable () -> Void
-        /// The job is short and never blocks for long (no calls to remote services), so it may run on the
-        /// submitting event loop when the pool is idle, and answers of earlier jobs may wait for it to finish
-        /// before their loop is woken.
+        /// The job is short and never waits (no calls to remote services, no state-store commit), so it may run
+        /// on the submitting event loop when the pool is idle.
         public var mayRunInline: Bool
+        /// The job may wait long (a call to a remote service): answers and store writes that this thread holds back
+        /// are sent first. Jobs that wait at most for a store commit are not such jobs.
+        public var mayBlock: Bool
 
         public init(
-            deadlineNanos: UInt64?, mayRunInline: Bool = false, run: @escaping @Sendable () -> Void,
+            deadlineNanos: UInt64?, mayRunInline: Bool = false, mayBlock: Bool = false, run: @escaping @Sendable () -> Void,
             expire: @escaping @Sendable () -> Void
         ) {
             self.deadlineNanos = deadlineNanos
             self.mayRunInline = mayRunInline
+            self.mayBlock = mayBlock
             self.run = run
             self.expire = expire
         }
@@ -39,6 +43,8 @@ public final class VerifierPool: Sendable {
 
     /// While a thread has more work queued, an answer waits at most this many of its jobs for its loop's wake-up.
     static let jobsPerWake = 3
+    /// While a thread has more work queued, a state-store write waits at most this many of its jobs for its commit.
+    static let jobsPerCommit = 16
 
     public let threadCount: Int
     public let capacity: Int
@@ -58,17 +64,25 @@ public final class VerifierPool: Sendable {
                 // Answers wake their loops once per few jobs while more are queued, and all at once before this
                 // thread waits for work: at saturation a loop is not woken for every single answer.
                 let wakes = DeferredWakes.enableOnCurrentThread()
-                while let job = queue.take(beforeWaiting: { wakes.flush() }) {
-                    // Held-back answers never wait behind a job that may block (a call to a remote service).
-                    if !job.mayRunInline { wakes.flush() }
+                // Likewise state-store writes are committed once per few jobs (their answers follow the commit).
+                let commits = DeferredCommits.enableOnCurrentThread()
+                let flush = {
+                    let committed = commits.flush()
+                    return wakes.flush() || committed
+                }
+                while let job = queue.take(beforeWaiting: flush) {
+                    // Held-back writes and answers never wait behind a job that may block (a call to a remote
+                    // service).
+                    if job.mayBlock { _ = flush() }
                     if let deadline = job.deadlineNanos, MonotonicClock.nanoseconds() > deadline {
                         job.expire()
                     } else {
                         job.run()
                     }
+                    commits.jobFinished(limit: VerifierPool.jobsPerCommit)
                     wakes.jobFinished(limit: VerifierPool.jobsPerWake)
                 }
-                wakes.flush()
+                _ = flush()
             }
             thread.name = "verifier-\(index)"
             thread.start()

@@ -7,9 +7,10 @@ import Tokens
 
 /// `ExchangeAppAttestAssertion`: a device that attested before proves it still holds its key. The artifact names
 /// the key and carries its public key (sealed by attestd), so the signature is checked without reading the store;
-/// then one store call consumes the challenge and compares-and-advances the counter atomically (refusing an
+/// then one store write consumes the challenge and compares-and-advances the counter atomically (refusing an
 /// unknown or revoked key), so of two requests racing with the same counter exactly one wins, and an exchange
-/// costs the store one round trip.
+/// costs the store one write, batched with others'. The verifier thread does not wait for it: the token is minted
+/// and sent by whichever thread stores the write.
 struct ExchangeAssertionHandler: UnaryHandler {
     let exchange: ExchangeContext
 
@@ -25,8 +26,8 @@ struct ExchangeAssertionHandler: UnaryHandler {
             reply.fail(error)
             return
         }
-        exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
-            func refuse(_ reason: String, _ detail: String = "") -> GRPCStatus {
+        exchange.onPool(context, reply: reply, untilStored: { () throws(GRPCStatus) in
+            @Sendable func refuse(_ reason: String, _ detail: String = "") -> GRPCStatus {
                 exchange.refuse(app: app.appID, provider: .appAttest, reason: reason, detail: detail, context: context)
             }
             let artifact: Artifact
@@ -53,20 +54,21 @@ struct ExchangeAssertionHandler: UnaryHandler {
             } catch {
                 throw exchange.refuse(app: app.appID, error, envelope: "assertion", context: context)
             }
-            // One round trip: the challenge is consumed, then the counter compared and advanced atomically.
-            let outcome = try exchange.stored(context) { () throws(StoreError) in
-                try store.consumeChallenge(
-                    challenge.nonce, expiresAt: challenge.expiresAt, thenAdvance: artifact.keyID, to: verified.counter, now: now)
-            }
-            switch outcome {
-            case .counter(.advanced): break
-            case .challengeReplayed: throw refuse("challengeReplayed")
-            case .counter(.notIncreasing(let stored)): throw refuse("counterNotIncreasing", "stored \(stored), offered \(verified.counter)")
-            case .counter(.revoked): throw refuse("keyRevoked")
-            case .counter(.unknownKey): throw refuse("unknownKey")
-            }
-            return try exchange.mint(
-                for: app, limitedUse: request.limitedUse, riskMetric: try exchange.riskMetricClaim(app, artifact.keyID, context))
-        }
+            // One write: the challenge is consumed, then the counter compared and advanced atomically. The token is
+            // minted only once that is stored.
+            store.consumeChallenge(
+                challenge.nonce, expiresAt: challenge.expiresAt, thenAdvance: artifact.keyID, to: verified.counter, now: now,
+                completion: exchange.answer(reply, context) { outcome throws(GRPCStatus) in
+                    switch outcome {
+                    case .counter(.advanced): break
+                    case .challengeReplayed: throw refuse("challengeReplayed")
+                    case .counter(.notIncreasing(let stored)): throw refuse("counterNotIncreasing", "stored \(stored), offered \(verified.counter)")
+                    case .counter(.revoked): throw refuse("keyRevoked")
+                    case .counter(.unknownKey): throw refuse("unknownKey")
+                    }
+                    return try exchange.mint(
+                        for: app, limitedUse: request.limitedUse, riskMetric: try exchange.riskMetricClaim(app, artifact.keyID, context))
+                })
+        })
     }
 }

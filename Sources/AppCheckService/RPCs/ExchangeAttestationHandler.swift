@@ -24,7 +24,7 @@ struct ExchangeAttestationHandler: UnaryHandler {
             reply.fail(error)
             return
         }
-        exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
+        exchange.onPool(context, reply: reply, untilStored: { () throws(GRPCStatus) in
             let verified: VerifiedAttestation
             do throws(AppAttestError) {
                 verified = try exchange.attestations.verify(
@@ -46,21 +46,24 @@ struct ExchangeAttestationHandler: UnaryHandler {
                 publicKey: verified.publicKey, firstSeen: now, lastSeen: now,
                 receipt: verified.receipt.isVerified ? (try? AttestationObject(request.attestationStatement))?.receipt : nil,
                 riskMetric: verified.receipt.riskMetric)
-            // One round trip: the challenge is consumed and the key registered together, or neither.
-            guard try exchange.stored(context, { () throws(StoreError) in
-                try store.consumeChallenge(challenge.nonce, expiresAt: challenge.expiresAt, thenRegister: record)
-            }) else {
-                throw exchange.refuse(app: app.appID, provider: .appAttest, reason: "challengeReplayed", context: context)
-            }
-            logReceipt(verified.receipt, context: context)
-            guard let artifact = Artifact(
-                appID: app.appID, keyID: verified.keyID, publicKey: verified.publicKey,
-                environment: verified.environment == .production ? .production : .development, attestedAt: now)
-            else { throw GRPCStatus(.internal, "Could not build the artifact.") }
-            return ExchangeAppAttestAttestationResponse(
-                artifact: exchange.artifacts.seal(artifact),
-                appCheckToken: try exchange.mint(for: app, limitedUse: request.limitedUse))
-        }
+            // One write: the challenge is consumed and the key registered together, or neither. The artifact and
+            // token are made only once that is stored.
+            store.consumeChallenge(
+                challenge.nonce, expiresAt: challenge.expiresAt, thenRegister: record,
+                completion: exchange.answer(reply, context) { registered throws(GRPCStatus) in
+                    guard registered else {
+                        throw exchange.refuse(app: app.appID, provider: .appAttest, reason: "challengeReplayed", context: context)
+                    }
+                    logReceipt(verified.receipt, context: context)
+                    guard let artifact = Artifact(
+                        appID: app.appID, keyID: verified.keyID, publicKey: verified.publicKey,
+                        environment: verified.environment == .production ? .production : .development, attestedAt: now)
+                    else { throw GRPCStatus(.internal, "Could not build the artifact.") }
+                    return ExchangeAppAttestAttestationResponse(
+                        artifact: exchange.artifacts.seal(artifact),
+                        appCheckToken: try exchange.mint(for: app, limitedUse: request.limitedUse))
+                })
+        })
     }
 
     /// The receipt is a risk signal, not one of Apple's steps: a missing or unverifiable one is logged, not refused.

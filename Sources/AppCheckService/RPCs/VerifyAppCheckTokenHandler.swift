@@ -19,18 +19,16 @@ struct VerifyAppCheckTokenHandler: UnaryHandler {
             reply.fail(error)
             return
         }
-        exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
+        exchange.onPool(context, reply: reply, untilStored: { () throws(GRPCStatus) in
             let token: VerifiedAppCheckToken
             do throws(AppCheckTokenError) {
                 token = try exchange.tokenVerifier.verify(request.appCheckToken, project: project, now: ExchangeContext.now())
             } catch {
                 throw exchange.refuse(app: "", provider: .token, reason: error.reason, context: context)
             }
-            let store = exchange.store
-            let first = try exchange.stored(context) { () throws(StoreError) in
-                try store.consumeToken(token.jti, expiresAt: token.expiresAt)
-            }
-            return VerifyAppCheckTokenResponse(alreadyConsumed: !first)
-        }
+            exchange.store.consumeToken(token.jti, expiresAt: token.expiresAt, completion: exchange.answer(reply, context) { first in
+                VerifyAppCheckTokenResponse(alreadyConsumed: !first)
+            })
+        })
     }
 }

@@ -64,7 +64,7 @@ struct DeviceCheckClients: Sendable {
             return
         }
         let accepted = pool.submit(.init(
-            deadlineNanos: context.deadlineNanos,
+            deadlineNanos: context.deadlineNanos, mayBlock: true,
             run: {
                 do throws(GRPCStatus) { reply.succeed(try work()) } catch { reply.fail(error) }
             },

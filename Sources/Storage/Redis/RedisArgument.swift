@@ -1,6 +1,6 @@
 /// What a command argument may be: Redis takes every argument as a byte string, written here straight into the
 /// command buffer as a RESP bulk string (`$<length>\r\n<bytes>\r\n`), with no intermediate copy.
-protocol RedisArgument {
+protocol RedisArgument: Sendable {
     func appendRESP(to output: inout [UInt8])
 }
 

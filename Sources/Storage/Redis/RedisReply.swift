@@ -1,5 +1,5 @@
 /// A reply from Redis, copied out of hiredis's reply object.
-enum RedisReply: Equatable {
+enum RedisReply: Equatable, Sendable {
     case string([UInt8])
     case status(String)
     case integer(Int64)

@@ -3,7 +3,8 @@ import Synchronization
 /// The state store of a cluster: every node talks to the same Redis. Consuming a challenge or token is one
 /// `SET key 1 NX EXAT expiresAt` (Redis drops it at expiry); each key is a hash, changed only by server-side
 /// scripts so that compare-and-advance, registration and revocation are atomic across nodes. Scripts are run with
-/// EVALSHA and loaded again when the server answers NOSCRIPT (after a restart or a failover).
+/// EVALSHA and loaded again when the server answers NOSCRIPT (after a restart or a failover). Writes are pipelined:
+/// those queued while one pipeline is on the wire go out together in the next (`RedisBatcher`).
 ///
 /// How durable an answer is depends on the server: with `appendonly yes` and `appendfsync always` an acknowledged
 /// consume survives a Redis crash; with the default `everysec` up to a second of them may be lost.
@@ -11,12 +12,16 @@ import Synchronization
 /// It speaks plain TCP, or TLS 1.2+ with the server's certificate and name verified (`RedisConfiguration.tls`).
 public final class RedisStateStore: StateStore {
     private let pool: RedisConnectionPool
+    private let batcher: RedisBatcher
     private let prefix: String
-    private let scriptHashes = Mutex<[String: String]>([:])
+    /// Commands per pipeline at most: enough to share a round trip widely, few enough that one reply of a batch
+    /// never waits for thousands of others.
+    static let maxPipeline = 256
 
     /// Connects lazily: the first call opens the first connection, so attestd can start while Redis is down.
     public init(_ configuration: RedisConfiguration) {
         pool = RedisConnectionPool(configuration)
+        batcher = RedisBatcher(pool: pool, maxBatchSize: Self.maxPipeline)
         prefix = configuration.keyPrefix
     }
 
@@ -27,11 +32,11 @@ public final class RedisStateStore: StateStore {
     }
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64) throws(StoreError) -> Bool {
-        try consumeOnce(key("challenge:", nonce), expiresAt: expiresAt)
+        try consumed(batcher.submit(consumeOnce(key("challenge:", nonce), expiresAt: expiresAt)))
     }
 
     public func consumeToken(_ tokenID: String, expiresAt: Int64) throws(StoreError) -> Bool {
-        try consumeOnce(key("token:", Array(tokenID.utf8)), expiresAt: expiresAt)
+        try consumed(batcher.submit(consumeOnce(key("token:", Array(tokenID.utf8)), expiresAt: expiresAt)))
     }
 
     public func registerKey(_ record: AttestedKeyRecord) throws(StoreError) {
@@ -40,19 +45,53 @@ public final class RedisStateStore: StateStore {
 
     /// One round trip: one script consumes the challenge and, only then, registers the key.
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
-        let reply = try evaluate(
-            .consumeThenRegister, keys: [key("challenge:", nonce), key("key:", record.keyID), receiptScheduleKey],
-            [max(1, expiresAt)] + Self.registration(record))
-        guard let registered = reply.integer else { throw unexpected(reply, "consume-register") }
-        return registered == 1
+        try registered(batcher.submit(consumeThenRegister(nonce, expiresAt, record)))
+    }
+
+    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, completion: @escaping StoreCompletion<Bool>) {
+        batcher.submit(consumeThenRegister(nonce, expiresAt, record)) { [self] reply in
+            completion(reply.flatMap { reply in Result { () throws(StoreError) in try registered(reply) } })
+        }
     }
 
     /// One round trip: one script consumes the challenge and, only then, compares and advances the counter.
     public func consumeChallenge(
         _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
     ) throws(StoreError) -> ChallengeThenCounter {
-        let reply = try evaluate(
-            .consumeThenAdvance, keys: [key("challenge:", nonce), key("key:", keyID)], [max(1, expiresAt), Int64(counter), now])
+        try challengeThenCounter(batcher.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now)))
+    }
+
+    public func consumeChallenge(
+        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64,
+        completion: @escaping StoreCompletion<ChallengeThenCounter>
+    ) {
+        batcher.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now)) { [self] reply in
+            completion(reply.flatMap { reply in Result { () throws(StoreError) in try challengeThenCounter(reply) } })
+        }
+    }
+
+    public func consumeToken(_ tokenID: String, expiresAt: Int64, completion: @escaping StoreCompletion<Bool>) {
+        batcher.submit(consumeOnce(key("token:", Array(tokenID.utf8)), expiresAt: expiresAt)) { [self] reply in
+            completion(reply.flatMap { reply in Result { () throws(StoreError) in try consumed(reply) } })
+        }
+    }
+
+    private func consumeThenRegister(_ nonce: [UInt8], _ expiresAt: Int64, _ record: AttestedKeyRecord) -> RedisCall {
+        .script(.consumeThenRegister, keys: [key("challenge:", nonce), key("key:", record.keyID), receiptScheduleKey],
+                arguments: [max(1, expiresAt)] + Self.registration(record))
+    }
+
+    private func consumeThenAdvance(_ nonce: [UInt8], _ expiresAt: Int64, _ keyID: [UInt8], _ counter: UInt32, _ now: Int64) -> RedisCall {
+        .script(.consumeThenAdvance, keys: [key("challenge:", nonce), key("key:", keyID)],
+                arguments: [max(1, expiresAt), Int64(counter), now])
+    }
+
+    private func registered(_ reply: RedisReply) throws(StoreError) -> Bool {
+        guard let registered = reply.integer else { throw unexpected(reply, "consume-register") }
+        return registered == 1
+    }
+
+    private func challengeThenCounter(_ reply: RedisReply) throws(StoreError) -> ChallengeThenCounter {
         if case .array(let items) = reply, items.first?.integer == 4 { return .challengeReplayed }
         return .counter(try counterAdvance(reply, "consume-advance"))
     }
@@ -118,11 +157,13 @@ public final class RedisStateStore: StateStore {
         Array(prefix.utf8) + Array(kind.utf8) + id
     }
 
-    private func consumeOnce(_ key: [UInt8], expiresAt: Int64) throws(StoreError) -> Bool {
+    /// `SET key 1 NX EXAT expiresAt`: OK the first time, nil after.
+    private func consumeOnce(_ key: [UInt8], expiresAt: Int64) -> RedisCall {
         // EXAT must be positive; a record that expired long ago is dropped by Redis at once, as it should be.
-        let reply = try pool.withConnection { connection throws(RedisFailure) in
-            try connection.command(["SET", key, "1", "NX", "EXAT", max(1, expiresAt)])
-        }
+        .command(["SET", key, "1", "NX", "EXAT", max(1, expiresAt)])
+    }
+
+    private func consumed(_ reply: RedisReply) throws(StoreError) -> Bool {
         switch reply {
         case .status: return true
         case .null: return false
@@ -130,25 +171,9 @@ public final class RedisStateStore: StateStore {
         }
     }
 
-    /// Runs a script by its hash; when the server does not know it (first use, restart, failover), loads it and
-    /// runs it in one pipelined round trip.
+    /// Runs a script (in the next pipeline) and waits for its reply; an error reply is a `StoreError`.
     func evaluate(_ script: RedisScript, keys: [[UInt8]], _ arguments: [any RedisArgument]) throws(StoreError) -> RedisReply {
-        let known = scriptHashes.withLock { $0[script.name] }
-        let reply = try pool.withConnection { connection throws(RedisFailure) in
-            if let known {
-                let reply = try connection.command(["EVALSHA", known, keys.count] + keys + arguments)
-                guard case .error(let message) = reply, message.hasPrefix("NOSCRIPT") else { return reply }
-            }
-            // SCRIPT LOAD answers the hash for next time; EVAL runs it now (the hash is not known before the reply).
-            let replies = try connection.pipeline([
-                ["SCRIPT", "LOAD", script.source],
-                ["EVAL", script.source, keys.count] + keys + arguments,
-            ])
-            if let hash = replies[0].text { scriptHashes.withLock { $0[script.name] = hash } }
-            return replies[1]
-        }
-        if case .error(let message) = reply { throw StoreError("redis: \(script.name) script failed: \(message)") }
-        return reply
+        try batcher.submit(.script(script, keys: keys, arguments: arguments))
     }
 
     func unexpected(_ reply: RedisReply, _ command: String) -> StoreError {

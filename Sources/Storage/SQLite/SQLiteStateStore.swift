@@ -81,7 +81,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64) throws(StoreError) -> Bool {
-        try changed(writer.submit(.consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock())))
+        try Self.changed(writer.submit(.consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock())))
     }
 
     public func registerKey(_ record: AttestedKeyRecord) throws(StoreError) {
@@ -104,26 +104,59 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func consumeToken(_ tokenID: String, expiresAt: Int64) throws(StoreError) -> Bool {
-        try changed(writer.submit(.consumeToken(id: tokenID, expiresAt: expiresAt, now: clock())))
+        try Self.changed(writer.submit(.consumeToken(id: tokenID, expiresAt: expiresAt, now: clock())))
     }
 
     public func revokeKey(_ keyID: [UInt8], now: Int64) throws(StoreError) -> Bool {
-        try changed(writer.submit(.revokeKey(keyID: keyID, now: now)))
+        try Self.changed(writer.submit(.revokeKey(keyID: keyID, now: now)))
     }
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
-        let outcome = try writer.submit(.sequence(
-            first: .consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock()), then: .registerKey(record)))
-        guard case .sequence(.changed(let consumed), _) = outcome else { throw StoreError("sqlite: unexpected outcome") }
-        return consumed
+        try Self.registered(writer.submit(consumeThenRegister(nonce, expiresAt, record)))
+    }
+
+    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, completion: @escaping StoreCompletion<Bool>) {
+        writer.submit(consumeThenRegister(nonce, expiresAt, record)) { outcome in
+            completion(outcome.flatMap { outcome in Result { () throws(StoreError) in try Self.registered(outcome) } })
+        }
     }
 
     public func consumeChallenge(
         _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
     ) throws(StoreError) -> ChallengeThenCounter {
-        let outcome = try writer.submit(.sequence(
-            first: .consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock()),
-            then: .advanceCounter(keyID: keyID, counter: counter, now: now)))
+        try Self.challengeThenCounter(writer.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now)))
+    }
+
+    public func consumeChallenge(
+        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64,
+        completion: @escaping StoreCompletion<ChallengeThenCounter>
+    ) {
+        writer.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now)) { outcome in
+            completion(outcome.flatMap { outcome in Result { () throws(StoreError) in try Self.challengeThenCounter(outcome) } })
+        }
+    }
+
+    public func consumeToken(_ tokenID: String, expiresAt: Int64, completion: @escaping StoreCompletion<Bool>) {
+        writer.submit(.consumeToken(id: tokenID, expiresAt: expiresAt, now: clock())) { outcome in
+            completion(outcome.flatMap { outcome in Result { () throws(StoreError) in try Self.changed(outcome) } })
+        }
+    }
+
+    private func consumeThenRegister(_ nonce: [UInt8], _ expiresAt: Int64, _ record: AttestedKeyRecord) -> SQLiteWrite {
+        .sequence(first: .consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock()), then: .registerKey(record))
+    }
+
+    private func consumeThenAdvance(_ nonce: [UInt8], _ expiresAt: Int64, _ keyID: [UInt8], _ counter: UInt32, _ now: Int64) -> SQLiteWrite {
+        .sequence(first: .consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock()),
+                  then: .advanceCounter(keyID: keyID, counter: counter, now: now))
+    }
+
+    private static func registered(_ outcome: SQLiteWrite.Outcome) throws(StoreError) -> Bool {
+        guard case .sequence(.changed(let consumed), _) = outcome else { throw StoreError("sqlite: unexpected outcome") }
+        return consumed
+    }
+
+    private static func challengeThenCounter(_ outcome: SQLiteWrite.Outcome) throws(StoreError) -> ChallengeThenCounter {
         switch outcome {
         case .sequence(.changed(false), nil): return .challengeReplayed
         case .sequence(.changed(true), .counter(let advance)?): return .counter(advance)
@@ -138,7 +171,7 @@ public final class SQLiteStateStore: StateStore {
         try sweeper.sweep()
     }
 
-    private func changed(_ outcome: SQLiteWrite.Outcome) throws(StoreError) -> Bool {
+    private static func changed(_ outcome: SQLiteWrite.Outcome) throws(StoreError) -> Bool {
         guard case .changed(let changed) = outcome else { throw StoreError("sqlite: unexpected outcome") }
         return changed
     }

@@ -1,0 +1,152 @@
+import Synchronization
+
+/// Group commit that never parks a caller: a write is queued with a completion, and the caller goes on. A caller
+/// that finds no commit in progress becomes the leader: it commits everything queued so far as one batch (one SQLite
+/// transaction, one Redis pipeline), lets the next caller lead the next batch, and then runs this batch's
+/// completions. So a lone write is committed on its caller's thread without a thread switch, and under load a batch
+/// holds every write queued while the last one committed: batches grow with the load, and the fixed cost of a
+/// commit (file locks, WAL frames, a round trip) is shared by more writes the busier the store is.
+///
+/// Before this, callers slept until their batch was committed. A batch then held at most one write per verifier
+/// thread (two on this machine), so every write still paid most of a commit, and a sleeping verifier was one fewer
+/// core verifying.
+///
+/// A batch either commits whole or fails whole (the `commit` function's choice per write): nobody is told
+/// "consumed" for a write that is not stored. Completions run on the leader's thread, outside any lock; they may
+/// submit again.
+final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWrites {
+    typealias Completion = @Sendable (Result<Outcome, StoreError>) -> Void
+    /// Commits a batch in order and answers one outcome per write.
+    typealias Commit = @Sendable ([Write]) -> [Result<Outcome, StoreError>]
+
+    private struct Queued: Sendable {
+        let write: Write
+        let completion: Completion
+    }
+
+    private struct Queue: ~Copyable {
+        var pending: [Queued] = []
+        /// A leader is committing: writes queued now join the next batch.
+        var committing = false
+        var stopped = false
+    }
+
+    private let queue = Mutex(Queue())
+    private let maxBatchSize: Int
+    private let commit: Commit
+    /// What a write submitted after `stop()` is told.
+    private let closedError: StoreError
+
+    init(maxBatchSize: Int, closedError: StoreError, commit: @escaping Commit) {
+        self.maxBatchSize = max(1, maxBatchSize)
+        self.closedError = closedError
+        self.commit = commit
+    }
+
+    /// Queues `write`; `completion` gets its outcome once its batch has committed (or failed). When no commit is in
+    /// progress this thread commits the batch (and may answer other callers' writes) before returning, unless it
+    /// holds its writes back (`DeferredCommits`) and has room for this one.
+    func submit(_ write: Write, completion: @escaping Completion) {
+        submit(write, mayHold: true, completion: completion)
+    }
+
+    private func submit(_ write: Write, mayHold: Bool, completion: @escaping Completion) {
+        let deferral = mayHold ? DeferredCommits.current : nil
+        let holds = deferral?.hasRoom ?? false
+        let next: Next = queue.withLock { queue in
+            guard !queue.stopped else { return .refuse }
+            queue.pending.append(Queued(write: write, completion: completion))
+            guard !queue.committing else { return .leave }
+            if holds { return .hold }
+            queue.committing = true
+            return .lead
+        }
+        switch next {
+        case .refuse: completion(.failure(closedError))
+        case .lead:
+            deferral?.commits(self)
+            lead()
+        case .hold: deferral?.hold(self)
+        case .leave: break
+        }
+    }
+
+    private enum Next {
+        case refuse, lead, hold
+        /// Another thread is committing; its leader takes this write when its batch is done.
+        case leave
+    }
+
+    func commitHeld() {
+        let leads = queue.withLock { queue in
+            guard !queue.committing, !queue.pending.isEmpty else { return false }
+            queue.committing = true
+            return true
+        }
+        if leads { lead() }
+    }
+
+    /// Queues `write` and waits for its outcome: for callers that have nothing else to do meanwhile (the sweeper,
+    /// an administrator's revocation). A caller that leads has its answer without waiting. The write is never held
+    /// back: nobody would commit it while its caller waits.
+    func submitAndWait(_ write: Write) throws(StoreError) -> Outcome {
+        let answer = Answer<Outcome>()
+        submit(write, mayHold: false) { outcome in answer.set(outcome) }
+        return try answer.wait().get()
+    }
+
+    /// Refuses new writes; those already queued are still committed.
+    func stop() {
+        queue.withLock { $0.stopped = true }
+    }
+
+    /// Commits batches while writes are queued and no other caller has taken the lead.
+    private func lead() {
+        while true {
+            let batch: [Queued] = queue.withLock { queue in
+                if queue.pending.count <= maxBatchSize {
+                    defer { queue.pending = [] }
+                    return queue.pending
+                }
+                defer { queue.pending.removeFirst(maxBatchSize) }
+                return Array(queue.pending.prefix(maxBatchSize))
+            }
+            let outcomes = commit(batch.map(\.write))
+            // The next batch may commit on another thread while this one answers.
+            queue.withLock { $0.committing = false }
+            for (index, queued) in batch.enumerated() {
+                queued.completion(index < outcomes.count ? outcomes[index] : .failure(StoreError("store: a write got no outcome")))
+            }
+            // Writes queued while this batch committed, whose callers went on trusting a leader to take them.
+            let again = queue.withLock { queue in
+                guard !queue.committing, !queue.pending.isEmpty else { return false }
+                queue.committing = true
+                return true
+            }
+            if !again { return }
+        }
+    }
+}
+
+/// One caller's outcome, for `submitAndWait`.
+private final class Answer<Outcome: Sendable>: @unchecked Sendable {
+    private let lock = ConditionLock()
+    // Guarded by `lock`.
+    private var outcome: Result<Outcome, StoreError>?
+
+    func set(_ outcome: Result<Outcome, StoreError>) {
+        lock.withLock {
+            self.outcome = outcome
+            lock.signal()
+        }
+    }
+
+    func wait() -> Result<Outcome, StoreError> {
+        lock.withLock {
+            while true {
+                if let outcome { return outcome }
+                lock.wait()
+            }
+        }
+    }
+}
