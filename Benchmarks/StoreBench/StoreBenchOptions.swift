@@ -6,7 +6,9 @@ struct StoreBenchOptions {
     static let usage = """
         usage: attestd-store-bench [--store memory|sqlite|redis] [--path FILE] [--redis-port N] [--redis-pid PID]
                                    [--threads N] [--keys-per-thread N] [--attestations N] [--assertions N]
-                                   [--read-before-advance]
+                                   [--read-before-advance] [--wait] [--hold N] [--receipt-bytes N]
+          By default each thread hands its writes over with a completion and holds them back for N writes
+          (--hold, default 8) before committing, as the verifier threads do; --wait makes each call and waits for it.
         """
 
     var store = "sqlite"
@@ -18,6 +20,9 @@ struct StoreBenchOptions {
     var attestations = 20_000
     var assertions = 100_000
     var readBeforeAdvance = false
+    var wait = false
+    var hold = 8
+    var receiptBytes = 0
 
     init(_ arguments: ArraySlice<String>) throws {
         var arguments = arguments
@@ -40,6 +45,9 @@ struct StoreBenchOptions {
             case "--attestations": attestations = try integer(argument)
             case "--assertions": assertions = try integer(argument)
             case "--read-before-advance": readBeforeAdvance = true
+            case "--wait": wait = true
+            case "--hold": hold = try integer(argument)
+            case "--receipt-bytes": receiptBytes = try integer(argument)
             default: throw StoreBenchError("unknown option \(argument)")
             }
         }

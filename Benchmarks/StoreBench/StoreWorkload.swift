@@ -5,6 +5,9 @@ import Storage
 /// The exchanges' calls, from `threads` threads at once: an attestation consumes a challenge and registers a key;
 /// an assertion (optionally reads the key first, as the handler did before) consumes a challenge and advances the
 /// key's counter. Each thread owns its keys, so every call succeeds and none waits on another's counter.
+///
+/// By default the writes are handed over as the verifier threads hand them (`StoreCompletion`, held back for
+/// `hold` writes by `DeferredCommits`); with `wait` each call waits for its answer.
 final class StoreWorkload: @unchecked Sendable {
     enum Kind {
         case attestation
@@ -14,15 +17,21 @@ final class StoreWorkload: @unchecked Sendable {
     private let store: any StateStore
     private let threads: Int
     private let keysPerThread: Int
+    private let wait: Bool
+    private let hold: Int
+    private let receipt: [UInt8]?
     /// Per thread, per key: the last counter used (each thread touches only its own row).
     private var counters: [[UInt32]]
     /// Phases run so far: part of the nonce seed, so no two phases make the same nonces.
     private var phases: UInt64 = 0
 
-    init(store: any StateStore, threads: Int, keysPerThread: Int) {
+    init(store: any StateStore, threads: Int, keysPerThread: Int, wait: Bool, hold: Int, receiptBytes: Int) {
         self.store = store
         self.threads = threads
         self.keysPerThread = keysPerThread
+        self.wait = wait
+        self.hold = hold
+        receipt = receiptBytes > 0 ? [UInt8](repeating: 0x30, count: receiptBytes) : nil
         counters = Array(repeating: Array(repeating: 0, count: keysPerThread), count: threads)
     }
 
@@ -54,6 +63,12 @@ final class StoreWorkload: @unchecked Sendable {
     }
 
     private func loop(_ kind: Kind, thread: Int, phase: UInt64, count: Int) throws(StoreError) {
+        let commits = wait ? nil : DeferredCommits.enableOnCurrentThread()
+        let answers = Outstanding()
+        defer {
+            commits?.flush()
+            answers.waitForAll()
+        }
         var nonce = [UInt8](repeating: 0, count: 32)
         // A cheap generator (splitmix64): the system one costs a syscall per call, which would swamp the memory store.
         var seed = (UInt64(thread + 1) << 48 | phase << 32 | UInt64(getpid())) &* 0x9E37_79B9_7F4A_7C15
@@ -74,20 +89,38 @@ final class StoreWorkload: @unchecked Sendable {
             case .attestation:
                 let record = AttestedKeyRecord(
                     keyID: keyID, appID: "1:123456789012:ios:0123456789abcdef", environment: "development",
-                    publicKey: [4] + keyID + keyID, firstSeen: now, lastSeen: now)
-                guard try store.consumeChallenge(nonce, expiresAt: expiresAt, thenRegister: record) else {
-                    throw StoreError("bench: a fresh challenge read as consumed")
+                    publicKey: [4] + keyID + keyID, firstSeen: now, lastSeen: now, receipt: receipt)
+                if wait {
+                    guard try store.consumeChallenge(nonce, expiresAt: expiresAt, thenRegister: record) else {
+                        throw StoreError("bench: a fresh challenge read as consumed")
+                    }
+                } else {
+                    answers.add()
+                    store.consumeChallenge(nonce, expiresAt: expiresAt, thenRegister: record) { result in
+                        answers.done(result.map { $0 ? nil : "a fresh challenge read as consumed" })
+                    }
                 }
             case .assertion(let readFirst):
                 if readFirst {
                     guard try store.attestedKey(keyID) != nil else { throw StoreError("bench: key not registered") }
                 }
                 counters[thread][key] += 1
-                let outcome = try store.consumeChallenge(
-                    nonce, expiresAt: expiresAt, thenAdvance: keyID, to: counters[thread][key], now: now)
-                guard outcome == .counter(.advanced) else { throw StoreError("bench: unexpected \(outcome)") }
+                if wait {
+                    let outcome = try store.consumeChallenge(
+                        nonce, expiresAt: expiresAt, thenAdvance: keyID, to: counters[thread][key], now: now)
+                    guard outcome == .counter(.advanced) else { throw StoreError("bench: unexpected \(outcome)") }
+                } else {
+                    answers.add()
+                    store.consumeChallenge(nonce, expiresAt: expiresAt, thenAdvance: keyID, to: counters[thread][key], now: now) { result in
+                        answers.done(result.map { $0 == .counter(.advanced) ? nil : "unexpected \($0)" })
+                    }
+                }
             }
+            if let commits, (index + 1) % hold == 0 { commits.flush() }
         }
+        commits?.flush()
+        answers.waitForAll()
+        if let failure = answers.firstFailure { throw StoreError("bench: \(failure)") }
     }
 
     private static func keyID(thread: Int, key: Int) -> [UInt8] {
@@ -96,6 +129,40 @@ final class StoreWorkload: @unchecked Sendable {
         id[1] = UInt8(truncatingIfNeeded: key)
         id[2] = UInt8(truncatingIfNeeded: key >> 8)
         return id
+    }
+}
+
+/// The writes of one thread still waiting for their completion, and the first that went wrong.
+final class Outstanding: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var pending = 0
+    private(set) var firstFailure: String?
+
+    func add() {
+        condition.lock()
+        pending += 1
+        condition.unlock()
+    }
+
+    /// A completion's verdict: nil when the write did what the bench expected.
+    func done(_ result: Result<String?, StoreError>) {
+        condition.lock()
+        defer { condition.unlock() }
+        pending -= 1
+        if firstFailure == nil {
+            switch result {
+            case .success(let failure?): firstFailure = failure
+            case .failure(let error): firstFailure = error.description
+            case .success(nil): break
+            }
+        }
+        if pending == 0 { condition.broadcast() }
+    }
+
+    func waitForAll() {
+        condition.lock()
+        while pending > 0 { condition.wait() }
+        condition.unlock()
     }
 }
 
