@@ -35,6 +35,44 @@ struct SQLiteStateStoreTests {
         #expect(try reopened.attestedKey([1])?.counter == 41)
     }
 
+    @Test("moves the receipts of a file that kept them in the keys' rows into their own table, schedule and all")
+    func separatesReceipts() throws {
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let raw = RawSQLite(path)
+        // The layout before key_receipts: the receipt in attested_keys, and the refresher's triggers reading it.
+        #expect(raw.execute("""
+            CREATE TABLE attested_keys (
+                key_id BLOB PRIMARY KEY NOT NULL, app_id TEXT NOT NULL, environment TEXT NOT NULL,
+                public_key BLOB NOT NULL, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,
+                counter INTEGER NOT NULL, receipt BLOB, risk_metric INTEGER,
+                revoked INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+            CREATE TABLE receipt_refresh (
+                key_id BLOB PRIMARY KEY NOT NULL, next_at INTEGER NOT NULL, lease_owner TEXT, checked_at INTEGER,
+                last_status INTEGER) WITHOUT ROWID;
+            CREATE TRIGGER receipt_refresh_on_register AFTER INSERT ON attested_keys WHEN NEW.receipt IS NOT NULL
+            BEGIN INSERT INTO receipt_refresh (key_id, next_at) VALUES (NEW.key_id, 0); END;
+            CREATE TRIGGER receipt_refresh_on_new_receipt AFTER UPDATE OF receipt ON attested_keys
+            WHEN NEW.receipt IS NOT NULL
+            BEGIN INSERT OR IGNORE INTO receipt_refresh (key_id, next_at) VALUES (NEW.key_id, 0); END;
+            INSERT INTO attested_keys VALUES (x'01', 'app', 'production', x'04', 10, 20, 7, x'3080', 2, 0);
+            INSERT INTO attested_keys VALUES (x'02', 'app', 'production', x'04', 10, 20, 3, NULL, NULL, 0);
+            """) == 0)  // SQLITE_OK
+        let store = try SQLiteStateStore(SQLiteConfiguration(path: path))
+        #expect(try store.attestedKey([1])?.receipt == [0x30, 0x80])
+        #expect(try store.attestedKey([1])?.counter == 7)
+        #expect(try store.attestedKey([1])?.riskMetric == 2)
+        #expect(try store.attestedKey([2])?.receipt == nil)
+        #expect(raw.integer("SELECT count(*) FROM pragma_table_info('attested_keys') WHERE name = 'receipt'") == 0)
+        #expect(raw.integer("SELECT count(*) FROM receipt_refresh WHERE key_id = x'01'") == 1)
+        // The counter row no longer carries the receipt, and advancing it keeps the receipt.
+        #expect(try store.advanceCounter(keyID: [1], to: 8, now: 30) == .advanced)
+        #expect(try store.attestedKey([1])?.receipt == [0x30, 0x80])
+        store.close()
+        let reopened = try SQLiteStateStore(SQLiteConfiguration(path: path))
+        #expect(try reopened.attestedKey([1])?.counter == 8)
+        #expect(try reopened.attestedKey([1])?.receipt == [0x30, 0x80])
+    }
+
     @Test("keeps the challenges consumed in a file of the earlier layout consumed after opening it")
     func migratesEarlierLayout() throws {
         let expiresAt = Int64(Date().timeIntervalSince1970) + 300

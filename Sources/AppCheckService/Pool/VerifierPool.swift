@@ -43,8 +43,10 @@ public final class VerifierPool: Sendable {
 
     /// While a thread has more work queued, an answer waits at most this many of its jobs for its loop's wake-up.
     static let jobsPerWake = 3
-    /// While a thread has more work queued, a state-store write waits at most this many of its jobs for its commit.
-    static let jobsPerCommit = 16
+    /// While a thread has more work queued, a state-store write waits about this long (plus the job that passes it)
+    /// for its commit: a few assertions' signature checks, so that a batch holds several, and far below a client's
+    /// patience.
+    static let commitHoldNanoseconds: UInt64 = 300_000
 
     public let threadCount: Int
     public let capacity: Int
@@ -79,7 +81,7 @@ public final class VerifierPool: Sendable {
                     } else {
                         job.run()
                     }
-                    commits.jobFinished(limit: VerifierPool.jobsPerCommit)
+                    commits.jobFinished(maxHoldNanoseconds: VerifierPool.commitHoldNanoseconds)
                     wakes.jobFinished(limit: VerifierPool.jobsPerWake)
                 }
                 _ = flush()

@@ -1,8 +1,8 @@
 /// The receipt refresher's table and statements (see `ReceiptRefreshStore`), beside the registry's.
 enum SQLiteReceiptSchema {
-    /// Created on open with the other tables. A key enters the schedule, due at once, when it is registered with a
-    /// receipt (the triggers, so the registration statements stay as they are; a key already scheduled keeps its
-    /// time); keys registered before the table existed are added once. `next_at` doubles as the lease: a claim
+    /// Created on open with the other tables. A key enters the schedule, due at once, when a receipt is stored for
+    /// it in `key_receipts` (the triggers, so the registration statements stay as they are; a key already scheduled
+    /// keeps its time); keys registered before the table existed are added once. `next_at` doubles as the lease: a claim
     /// moves it to the lease's end. The triggers test for the row instead of `INSERT OR IGNORE`, because the
     /// registration's own conflict clause (an upsert) would override theirs.
     static let create = """
@@ -13,20 +13,18 @@ enum SQLiteReceiptSchema {
             checked_at INTEGER,
             last_status INTEGER) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS receipt_refresh_due ON receipt_refresh (next_at);
-        CREATE TRIGGER IF NOT EXISTS receipt_refresh_on_register AFTER INSERT ON attested_keys
-        WHEN NEW.receipt IS NOT NULL
+        CREATE TRIGGER IF NOT EXISTS receipt_refresh_on_receipt AFTER INSERT ON key_receipts
         BEGIN
             INSERT INTO receipt_refresh (key_id, next_at)
                 SELECT NEW.key_id, 0 WHERE NOT EXISTS (SELECT 1 FROM receipt_refresh WHERE key_id = NEW.key_id);
         END;
-        CREATE TRIGGER IF NOT EXISTS receipt_refresh_on_new_receipt AFTER UPDATE OF receipt ON attested_keys
-        WHEN NEW.receipt IS NOT NULL
+        CREATE TRIGGER IF NOT EXISTS receipt_refresh_on_new_receipt_row AFTER UPDATE OF receipt ON key_receipts
         BEGIN
             INSERT INTO receipt_refresh (key_id, next_at)
                 SELECT NEW.key_id, 0 WHERE NOT EXISTS (SELECT 1 FROM receipt_refresh WHERE key_id = NEW.key_id);
         END;
         INSERT OR IGNORE INTO receipt_refresh (key_id, next_at)
-            SELECT key_id, 0 FROM attested_keys WHERE receipt IS NOT NULL AND revoked = 0;
+            SELECT r.key_id, 0 FROM key_receipts r JOIN attested_keys k ON k.key_id = r.key_id WHERE k.revoked = 0;
         """
 
     /// Creates the table and triggers when absent, in a transaction of its own, after the registry's tables.
@@ -46,7 +44,8 @@ enum SQLiteReceiptSchema {
     static let dropUnrefreshable = """
         DELETE FROM receipt_refresh WHERE key_id IN (
             SELECT r.key_id FROM receipt_refresh r LEFT JOIN attested_keys k ON k.key_id = r.key_id
-            WHERE r.next_at <= ?1 AND (k.key_id IS NULL OR k.revoked = 1 OR k.receipt IS NULL)
+            LEFT JOIN key_receipts kr ON kr.key_id = r.key_id
+            WHERE r.next_at <= ?1 AND (k.key_id IS NULL OR k.revoked = 1 OR kr.key_id IS NULL)
             ORDER BY r.next_at LIMIT ?2)
         """
 
@@ -55,7 +54,8 @@ enum SQLiteReceiptSchema {
         UPDATE receipt_refresh SET next_at = ?2, lease_owner = ?3
         WHERE key_id IN (
             SELECT r.key_id FROM receipt_refresh r JOIN attested_keys k ON k.key_id = r.key_id
-            WHERE r.next_at <= ?1 AND k.revoked = 0 AND k.receipt IS NOT NULL
+            JOIN key_receipts kr ON kr.key_id = r.key_id
+            WHERE r.next_at <= ?1 AND k.revoked = 0
             ORDER BY r.next_at LIMIT ?4)
         RETURNING key_id
         """
@@ -66,6 +66,7 @@ enum SQLiteReceiptSchema {
         WHERE key_id = ?4 AND lease_owner = ?5
         """
 
-    /// Parameters: receipt, risk metric, key_id.
-    static let storeReceipt = "UPDATE attested_keys SET receipt = ?1, risk_metric = ?2 WHERE key_id = ?3"
+    /// A refreshed receipt's risk metric (the receipt itself goes with `SQLiteSchema.storeReceipt`). Parameters: risk
+    /// metric, key_id.
+    static let storeRiskMetric = "UPDATE attested_keys SET risk_metric = ?1 WHERE key_id = ?2"
 }

@@ -34,8 +34,9 @@ enum SQLiteReceiptWrite: Sendable {
             ])
             guard released == 1 else { return .completed(false) }
             if let receipt = completion.newReceipt {
-                try connection.run(SQLiteReceiptSchema.storeReceipt, [
-                    .blob(receipt), completion.riskMetric.map { .integer(Int64($0)) } ?? .null, .blob(completion.keyID),
+                try connection.run(SQLiteSchema.storeReceipt, [.blob(completion.keyID), .blob(receipt)])
+                try connection.run(SQLiteReceiptSchema.storeRiskMetric, [
+                    completion.riskMetric.map { .integer(Int64($0)) } ?? .null, .blob(completion.keyID),
                 ])
             }
             return .completed(true)

@@ -7,6 +7,11 @@ enum SQLiteSchema {
     /// so consuming one writes near the right edge of a single B-tree, which each batch shares, and the sweeper
     /// deletes a leading range of it; a nonce-keyed table with an expiry index wrote two random pages per challenge.
     /// Files made before hold `consumed_challenges`: its rows are moved over on open (`migrate`).
+    ///
+    /// A key's receipt (about 4 KB) lives in `key_receipts`, apart from the key's row: every assertion rewrites the
+    /// row (counter, last seen), and with the receipt in it the row spilled onto overflow pages that each update
+    /// read and wrote again. Files made before hold the receipt in `attested_keys.receipt`: `separateReceipts`
+    /// moves it.
     static let create = """
         CREATE TABLE IF NOT EXISTS used_challenges (
             expires_at INTEGER NOT NULL, nonce BLOB NOT NULL, PRIMARY KEY (expires_at, nonce)) WITHOUT ROWID;
@@ -21,9 +26,23 @@ enum SQLiteSchema {
             first_seen INTEGER NOT NULL,
             last_seen INTEGER NOT NULL,
             counter INTEGER NOT NULL,
-            receipt BLOB,
             risk_metric INTEGER,
             revoked INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS key_receipts (
+            key_id BLOB PRIMARY KEY NOT NULL, receipt BLOB NOT NULL) WITHOUT ROWID;
+        """
+
+    /// Whether `attested_keys` still has the receipt column of files made before `key_receipts`.
+    static let hasReceiptColumn = "SELECT count(*) FROM pragma_table_info('attested_keys') WHERE name = 'receipt'"
+
+    /// Moves the receipts of such a file into `key_receipts` and drops the column (and the triggers that read it,
+    /// which `SQLiteReceiptSchema` makes again on `key_receipts`). Run in one transaction.
+    static let separateReceipts = """
+        DROP TRIGGER IF EXISTS receipt_refresh_on_register;
+        DROP TRIGGER IF EXISTS receipt_refresh_on_new_receipt;
+        INSERT OR REPLACE INTO key_receipts (key_id, receipt)
+            SELECT key_id, receipt FROM attested_keys WHERE receipt IS NOT NULL;
+        ALTER TABLE attested_keys DROP COLUMN receipt;
         """
 
     /// Moves the used challenges of a file made by an earlier attestd (nonce-keyed, with an expiry index) into
@@ -50,14 +69,24 @@ enum SQLiteSchema {
         """
 
     /// Registers a key, or refreshes a re-attested one while keeping its counter, revocation and first sighting.
+    /// The receipt goes with `storeReceipt` or `dropReceipt`.
     static let registerKey = """
         INSERT INTO attested_keys
-            (key_id, app_id, environment, public_key, first_seen, last_seen, counter, receipt, risk_metric, revoked)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            (key_id, app_id, environment, public_key, first_seen, last_seen, counter, risk_metric, revoked)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
         ON CONFLICT (key_id) DO UPDATE SET
             app_id = excluded.app_id, environment = excluded.environment, public_key = excluded.public_key,
-            last_seen = excluded.last_seen, receipt = excluded.receipt, risk_metric = excluded.risk_metric
+            last_seen = excluded.last_seen, risk_metric = excluded.risk_metric
         """
+
+    /// A key's latest receipt. Parameters: key_id, receipt.
+    static let storeReceipt = """
+        INSERT INTO key_receipts (key_id, receipt) VALUES (?1, ?2)
+        ON CONFLICT (key_id) DO UPDATE SET receipt = excluded.receipt
+        """
+
+    /// A key re-attested without a receipt keeps none. Parameter: key_id.
+    static let dropReceipt = "DELETE FROM key_receipts WHERE key_id = ?1"
 
     /// Compare-and-advance in one statement. Parameters: counter, now, key_id.
     static let advanceCounter = """
@@ -71,8 +100,9 @@ enum SQLiteSchema {
     static let revokeKey = "UPDATE attested_keys SET revoked = 1, last_seen = ?1 WHERE key_id = ?2"
 
     static let selectKey = """
-        SELECT key_id, app_id, environment, public_key, first_seen, last_seen, counter, receipt, risk_metric, revoked
-        FROM attested_keys WHERE key_id = ?1
+        SELECT k.key_id, k.app_id, k.environment, k.public_key, k.first_seen, k.last_seen, k.counter, r.receipt,
+               k.risk_metric, k.revoked
+        FROM attested_keys k LEFT JOIN key_receipts r ON r.key_id = k.key_id WHERE k.key_id = ?1
         """
 
     /// Deletes at most ?2 rows that expired before ?1.

@@ -42,6 +42,9 @@ public final class SQLiteStateStore: StateStore {
         do throws(StoreError) {
             try connection.execute(SQLiteSchema.create)
             try connection.execute(SQLiteSchema.migrate)
+            var receiptColumn = false
+            try connection.query(SQLiteSchema.hasReceiptColumn, []) { row in receiptColumn = (row.integer(0) ?? 0) > 0 }
+            if receiptColumn { try connection.execute(SQLiteSchema.separateReceipts) }
             try connection.execute("COMMIT")
         } catch {
             if connection.inTransaction { try? connection.execute("ROLLBACK") }

@@ -32,9 +32,13 @@ enum SQLiteWrite: Sendable {
             try connection.run(SQLiteSchema.registerKey, [
                 .blob(record.keyID), .text(record.appID), .text(record.environment), .blob(record.publicKey),
                 .integer(record.firstSeen), .integer(record.lastSeen), .integer(Int64(record.counter)),
-                record.receipt.map { .blob($0) } ?? .null, record.riskMetric.map { .integer(Int64($0)) } ?? .null,
-                .integer(record.revoked ? 1 : 0),
+                record.riskMetric.map { .integer(Int64($0)) } ?? .null, .integer(record.revoked ? 1 : 0),
             ])
+            if let receipt = record.receipt {
+                try connection.run(SQLiteSchema.storeReceipt, [.blob(record.keyID), .blob(receipt)])
+            } else {
+                try connection.run(SQLiteSchema.dropReceipt, [.blob(record.keyID)])
+            }
             return .changed(true)
         case .advanceCounter(let keyID, let counter, let now):
             if try connection.run(SQLiteSchema.advanceCounter, [.integer(Int64(counter)), .integer(now), .blob(keyID)]) == 1 {

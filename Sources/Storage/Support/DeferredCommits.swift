@@ -5,16 +5,17 @@ import Glibc
 /// A write handed to the store by a thread that has more exchanges queued would, committed at once, be a batch of
 /// one or two: the next write arrives only after the next signature check, which takes as long as the commit. So a
 /// thread that enables this holds its writes back (they wait in their store's queue, where any other committing
-/// thread takes them too) until it calls `flush()`: it must do so before it blocks, before a job that may block, and
-/// after every few jobs, which bounds the delay by those jobs' time. A thread about to wait for work flushes first,
+/// thread takes them too) until it calls `flush()`: it must do so before it blocks and before a job that may block,
+/// and `jobFinished` flushes once the oldest held write has waited a little while (a few assertions' worth), which
+/// bounds the delay. A thread about to wait for work flushes first,
 /// so at low load nothing is held back at all, and under load a batch holds a few jobs' worth of writes.
 public final class DeferredCommits {
     /// Stores whose queued writes this thread must see committed, each once.
     private var held: [any HeldWrites] = []
     /// Writes held back since the last flush.
     private var writesHeld = 0
-    /// Jobs finished since the oldest held-back write.
-    private var jobsHeld = 0
+    /// CLOCK_MONOTONIC nanoseconds when the oldest held-back write was held.
+    private var heldSince: UInt64 = 0
     /// Writes held back at most before the next one is committed at once.
     static let maxWritesHeld = 32
 
@@ -37,16 +38,14 @@ public final class DeferredCommits {
         let stores = held
         held.removeAll(keepingCapacity: true)
         writesHeld = 0
-        jobsHeld = 0
         for store in stores { store.commitHeld() }
         return true
     }
 
-    /// Call after each job: flushes once writes have been held back across `limit` jobs.
-    public func jobFinished(limit: Int) {
-        guard !held.isEmpty else { return }
-        jobsHeld += 1
-        if jobsHeld >= limit { flush() }
+    /// Call after each job: flushes once the oldest held-back write has waited `maxHoldNanoseconds`.
+    public func jobFinished(maxHoldNanoseconds: UInt64) {
+        guard !held.isEmpty, Self.now() - heldSince >= maxHoldNanoseconds else { return }
+        flush()
     }
 
     /// Whether one more write may be held back now.
@@ -54,6 +53,7 @@ public final class DeferredCommits {
 
     /// Records a write held back in `store`'s queue.
     func hold(_ store: any HeldWrites) {
+        if writesHeld == 0 { heldSince = Self.now() }
         writesHeld += 1
         if !held.contains(where: { $0 === store }) { held.append(store) }
     }
@@ -61,10 +61,13 @@ public final class DeferredCommits {
     /// Records that this thread is committing `store`'s queue now, held writes included.
     func commits(_ store: any HeldWrites) {
         held.removeAll { $0 === store }
-        if held.isEmpty {
-            writesHeld = 0
-            jobsHeld = 0
-        }
+        if held.isEmpty { writesHeld = 0 }
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// The calling thread's batch, if it enabled one.
