@@ -78,4 +78,19 @@ struct GroupCommitterTests {
         }
         #expect(refused.withLock { $0 } == "closed")
     }
+
+    @Test("commits at most the allowed number of batches at once, and more than one when allowed")
+    func concurrentBatches() {
+        let inFlight = Mutex((now: 0, most: 0))
+        let committer = GroupCommitter<Int, Int>(maxBatchSize: 4, maxConcurrentBatches: 3, closedError: StoreError("closed")) { writes in
+            inFlight.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            Thread.sleep(forTimeInterval: 0.002)
+            inFlight.withLock { $0.now -= 1 }
+            return writes.map { .success($0) }
+        }
+        let answers = onThreads(12) { thread in (0..<10).map { index in try? committer.submitAndWait(thread * 100 + index) } }
+        #expect(answers.enumerated().allSatisfy { thread, answered in answered == (0..<10).map { thread * 100 + $0 } })
+        let most = inFlight.withLock { $0.most }
+        #expect(most > 1 && most <= 3, "at most \(most) batches at once")
+    }
 }

@@ -44,9 +44,10 @@ public final class VerifierPool: Sendable {
     /// While a thread has more work queued, an answer waits at most this many of its jobs for its loop's wake-up.
     static let jobsPerWake = 3
     /// While a thread has more work queued, a state-store write waits about this long (plus the job that passes it)
-    /// for its commit: a few assertions' signature checks, so that a batch holds several, and far below a client's
-    /// patience.
-    static let commitHoldNanoseconds: UInt64 = 300_000
+    /// for its commit: about ten assertions' worth of work, so that a batch holds that many, or one or two
+    /// attestations'; small beside the queueing delay of a saturated server, and nothing at all when the queue runs
+    /// dry (the thread flushes before it waits).
+    static let commitHoldNanoseconds: UInt64 = 1_000_000
 
     public let threadCount: Int
     public let capacity: Int

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// Pipelines the store's commands: every command queued while one pipeline is on the wire goes out in the next one,
-/// on one connection, in one write (`GroupCommitter`). Under load one round trip and one wake-up of redis-server
+/// Pipelines the store's commands: every command queued while the pipelines in flight are on the wire goes out in a
+/// next one, on one connection, in one write (`GroupCommitter`). A few pipelines may be in flight at once, each on
+/// its own connection, so that a verifier thread with writes to send need not wait for another's round trip. Under load one round trip and one wake-up of redis-server
 /// serve a whole batch, and no verifier thread sleeps waiting for a reply.
 ///
 /// Scripts run with EVALSHA once their hash is known. The first batch that uses a script sends it whole (EVAL) and
@@ -10,9 +11,10 @@ import Synchronization
 final class RedisBatcher: Sendable {
     private let committer: GroupCommitter<RedisCall, RedisReply>
 
-    init(pool: RedisConnectionPool, maxBatchSize: Int) {
+    init(pool: RedisConnectionPool, maxBatchSize: Int, maxPipelinesInFlight: Int) {
         let hashes = ScriptHashes()
-        committer = GroupCommitter(maxBatchSize: maxBatchSize, closedError: StoreError("redis: the store is closed")) { calls in
+        committer = GroupCommitter(maxBatchSize: maxBatchSize, maxConcurrentBatches: maxPipelinesInFlight,
+                                   closedError: StoreError("redis: the store is closed")) { calls in
             Self.send(calls, pool: pool, hashes: hashes)
         }
     }

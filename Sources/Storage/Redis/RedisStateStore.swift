@@ -17,11 +17,14 @@ public final class RedisStateStore: StateStore {
     /// Commands per pipeline at most: enough to share a round trip widely, few enough that one reply of a batch
     /// never waits for thousands of others.
     static let maxPipeline = 256
+    /// Pipelines in flight at most (each on its own connection of the pool).
+    static let maxPipelinesInFlight = 2
 
     /// Connects lazily: the first call opens the first connection, so attestd can start while Redis is down.
     public init(_ configuration: RedisConfiguration) {
         pool = RedisConnectionPool(configuration)
-        batcher = RedisBatcher(pool: pool, maxBatchSize: Self.maxPipeline)
+        batcher = RedisBatcher(pool: pool, maxBatchSize: Self.maxPipeline,
+                               maxPipelinesInFlight: max(1, min(configuration.poolSize, Self.maxPipelinesInFlight)))
         prefix = configuration.keyPrefix
     }
 

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Group commit that never parks a caller: a write is queued with a completion, and the caller goes on. A caller
-/// that finds no commit in progress becomes the leader: it commits everything queued so far as one batch (one SQLite
+/// that finds no commit in progress (or fewer than the limit) becomes a leader: it commits everything queued so far as one batch (one SQLite
 /// transaction, one Redis pipeline), lets the next caller lead the next batch, and then runs this batch's
 /// completions. So a lone write is committed on its caller's thread without a thread switch, and under load a batch
 /// holds every write queued while the last one committed: batches grow with the load, and the fixed cost of a
@@ -26,19 +26,23 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
 
     private struct Queue: ~Copyable {
         var pending: [Queued] = []
-        /// A leader is committing: writes queued now join the next batch.
-        var committing = false
+        /// Leaders committing now; at the limit, writes queued now join a later batch.
+        var leaders = 0
         var stopped = false
     }
 
     private let queue = Mutex(Queue())
     private let maxBatchSize: Int
+    /// How many batches may be committing at once: 1 for a SQLite file (one writer), more for Redis, where a batch
+    /// waits for a round trip that another batch can share.
+    private let maxLeaders: Int
     private let commit: Commit
     /// What a write submitted after `stop()` is told.
     private let closedError: StoreError
 
-    init(maxBatchSize: Int, closedError: StoreError, commit: @escaping Commit) {
+    init(maxBatchSize: Int, maxConcurrentBatches: Int = 1, closedError: StoreError, commit: @escaping Commit) {
         self.maxBatchSize = max(1, maxBatchSize)
+        maxLeaders = max(1, maxConcurrentBatches)
         self.closedError = closedError
         self.commit = commit
     }
@@ -56,9 +60,9 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
         let next: Next = queue.withLock { queue in
             guard !queue.stopped else { return .refuse }
             queue.pending.append(Queued(write: write, completion: completion))
-            guard !queue.committing else { return .leave }
+            guard queue.leaders < maxLeaders else { return .leave }
             if holds { return .hold }
-            queue.committing = true
+            queue.leaders += 1
             return .lead
         }
         switch next {
@@ -78,12 +82,7 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
     }
 
     func commitHeld() {
-        let leads = queue.withLock { queue in
-            guard !queue.committing, !queue.pending.isEmpty else { return false }
-            queue.committing = true
-            return true
-        }
-        if leads { lead() }
+        if takeLead() { lead() }
     }
 
     /// Queues `write` and waits for its outcome: for callers that have nothing else to do meanwhile (the sweeper,
@@ -100,7 +99,7 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
         queue.withLock { $0.stopped = true }
     }
 
-    /// Commits batches while writes are queued and no other caller has taken the lead.
+    /// Commits batches while writes are queued and the other leaders leave room.
     private func lead() {
         while true {
             let batch: [Queued] = queue.withLock { queue in
@@ -113,17 +112,21 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
             }
             let outcomes = commit(batch.map(\.write))
             // The next batch may commit on another thread while this one answers.
-            queue.withLock { $0.committing = false }
+            queue.withLock { $0.leaders -= 1 }
             for (index, queued) in batch.enumerated() {
                 queued.completion(index < outcomes.count ? outcomes[index] : .failure(StoreError("store: a write got no outcome")))
             }
             // Writes queued while this batch committed, whose callers went on trusting a leader to take them.
-            let again = queue.withLock { queue in
-                guard !queue.committing, !queue.pending.isEmpty else { return false }
-                queue.committing = true
-                return true
-            }
-            if !again { return }
+            if !takeLead() { return }
+        }
+    }
+
+    /// Becomes a leader when writes are queued and fewer than the limit are committing.
+    private func takeLead() -> Bool {
+        queue.withLock { queue in
+            guard queue.leaders < maxLeaders, !queue.pending.isEmpty else { return false }
+            queue.leaders += 1
+            return true
         }
     }
 }
