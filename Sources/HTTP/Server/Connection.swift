@@ -297,9 +297,10 @@ final class Connection {
         }
     }
 
-    /// Called about once a second: closes a connection that sent no HTTP within the handshake timeout, and one
-    /// whose owed output made no progress for the write-stall timeout (HTTP/2: GOAWAY(ENHANCE_YOUR_CALM) first
-    /// when the socket still takes bytes).
+    /// Called about once a second: closes a connection that sent no HTTP within the handshake timeout, one whose
+    /// request trickles in past the request timeout, one whose HTTP/2 response bodies are taken past the
+    /// response-drain timeout, and one whose owed output made no progress for the write-stall timeout (HTTP/2:
+    /// GOAWAY(ENHANCE_YOUR_CALM) first when the socket still takes bytes).
     func checkTimeouts(now: UInt64) {
         if let lingerDeadline {
             if now >= lingerDeadline { close() }
@@ -313,7 +314,7 @@ final class Connection {
             close()
             return
         }
-        if checkRequestTimeout(now: now) { return }
+        if checkRequestTimeout(now: now) || checkResponseDrain(now: now) { return }
         var progress = writeProgress
         var owesOutput = pendingOutputBytes > 0
         if case .http2(let http2) = session {
@@ -364,6 +365,26 @@ final class Connection {
         logger.info("cutting off a connection whose request is arriving too slowly", [("peer", remoteAddress)])
         context.abuse.slowRequests.add(1, ordering: .relaxed)
         if pendingOutputBytes == 0, case .http2(let http2) = session, http2.goAwayBecauseRequestTooSlow() {
+            closeWhenFlushed = true
+            loop.markDirty(self)
+        } else {
+            close()
+        }
+        return true
+    }
+
+    /// Cuts off an HTTP/2 connection that has held a response body back for longer than the response-drain
+    /// timeout: a peer opening its window a byte at a time moves the write-stall check's progress measure, so only a
+    /// deadline per response ends it. Returns whether it did.
+    private func checkResponseDrain(now: UInt64) -> Bool {
+        guard case .http2(let http2) = session, let since = http2.oldestResponseBodySince else { return false }
+        let limit = UInt64(context.configuration.responseDrainTimeoutSeconds) &* 1_000_000_000
+        guard now >= since &+ limit else { return false }
+        logger.info(
+            "cutting off a connection whose peer takes its responses too slowly",
+            [("peer", remoteAddress), ("responseDrainTimeoutSeconds", String(context.configuration.responseDrainTimeoutSeconds))])
+        context.abuse.stalledConnections.add(1, ordering: .relaxed)
+        if pendingOutputBytes == 0, http2.goAwayBecauseResponsesCrawl() {
             closeWhenFlushed = true
             loop.markDirty(self)
         } else {
