@@ -33,7 +33,11 @@ final class EventLoop: @unchecked Sendable {
     private var inlineTurn: UInt64 = 0
     private var nextConnectionID: UInt64 = EventLoop.firstConnectionToken
     private var state = State.running
-    private var lastIdleScan: UInt64 = 0
+    /// The open connections in no particular order, each knowing its index: every tick looks at the timeouts of
+    /// one slice of them (`scanSlice`), so no tick visits them all; see `tick()`.
+    private var scanOrder: [Connection] = []
+    private var scanBatch: [Connection] = []
+    private var scanSlice: UInt64 = 0
 
     private enum State {
         case running
@@ -47,6 +51,8 @@ final class EventLoop: @unchecked Sendable {
     private static let firstListenerToken: UInt64 = 16
     private static let firstConnectionToken: UInt64 = 1 << 32
     private static let tickNanos: Int = 100_000_000
+    /// Ticks per pass over all connections' timeouts: 10 ticks of 100 ms, once a second.
+    private static let scanSlices: UInt64 = 10
 
     init(context: ServerContext, index: Int) throws(HTTPServerError) {
         self.context = context
@@ -181,14 +187,18 @@ final class EventLoop: @unchecked Sendable {
 
     /// Forgets a closed connection.
     func remove(_ connection: Connection) {
-        if connection.memoryOutput != nil {
-            connections.removeValue(forKey: connection.id)
-            return
-        }
-        if cshims_epoll_ctl(epollFD, EPOLL_CTL_DEL, connection.fd, 0, 0) != 0 {
+        if connection.memoryOutput == nil, cshims_epoll_ctl(epollFD, EPOLL_CTL_DEL, connection.fd, 0, 0) != 0 {
             logger.debug("epoll_ctl DEL failed", [("error", Posix.describe(errno))])
         }
-        connections.removeValue(forKey: connection.id)
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        // Swap-remove from the scan order: the last connection takes the removed one's place.
+        let index = connection.scanIndex
+        let last = scanOrder.removeLast()
+        if index < scanOrder.count {
+            scanOrder[index] = last
+            last.scanIndex = index
+        }
+        connection.scanIndex = -1
     }
 
     /// Changes the readiness bits a connection waits for.
@@ -232,7 +242,7 @@ final class EventLoop: @unchecked Sendable {
         let id = nextConnectionID
         nextConnectionID += 1
         let connection = Connection(id: id, fd: -1, loop: self, tls: nil, remoteAddress: "memory", memoryOutput: output)
-        connections[id] = connection
+        track(connection)
         return connection
     }
 
@@ -278,17 +288,32 @@ final class EventLoop: @unchecked Sendable {
             }
             for connection in connections.values { connection.shutdownTick() }
         }
-        // Idle connections are looked for once a second; the timeout is in whole seconds anyway.
-        guard now &- lastIdleScan >= 1_000_000_000 else { return }
-        lastIdleScan = now
+        // Each connection's timeouts are looked at about once a second (they are whole seconds anyway), one tenth
+        // of the connections on each tick: checking thousands in one turn would hold up every request that
+        // arrives meanwhile by milliseconds, once a second.
+        scanSlice = (scanSlice + 1) % EventLoop.scanSlices
+        let count = UInt64(scanOrder.count)
+        let start = Int(count * scanSlice / EventLoop.scanSlices)
+        let end = Int(count * (scanSlice + 1) / EventLoop.scanSlices)
+        guard start < end else { return }
+        // Copied out first: closing a connection moves another into its place in `scanOrder`.
+        scanBatch.append(contentsOf: scanOrder[start..<end])
+        defer { scanBatch.removeAll(keepingCapacity: true) }
         let limit = UInt64(max(1, context.configuration.idleTimeoutSeconds)) * 1_000_000_000
-        for connection in connections.values {
+        for connection in scanBatch {
             if now &- connection.lastActivity >= limit {
                 connection.closeBecauseIdle()
             } else {
                 connection.checkTimeouts(now: now)
             }
         }
+    }
+
+    /// Adds an open connection to the loop's table and to the timeout scan.
+    private func track(_ connection: Connection) {
+        connections[connection.id] = connection
+        connection.scanIndex = scanOrder.count
+        scanOrder.append(connection)
     }
 
     private func accept(from index: Int) {
@@ -343,7 +368,7 @@ final class EventLoop: @unchecked Sendable {
                 connection.close()
                 continue
             }
-            connections[id] = connection
+            track(connection)
             if case .draining = state { connection.beginGracefulShutdown() }
         }
     }

@@ -262,6 +262,9 @@ final class HTTP2Session {
         return true
     }
 
+    /// No stream is open: no request arriving, no response owed.
+    var hasNoStreams: Bool { streams.isEmpty }
+
     /// Whether some stream's request has begun but not ended (headers or body still to come).
     var hasIncompleteRequest: Bool { streams.values.contains { !$0.dispatched } }
 
