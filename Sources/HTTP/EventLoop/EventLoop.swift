@@ -33,11 +33,13 @@ final class EventLoop: @unchecked Sendable {
     private var inlineTurn: UInt64 = 0
     private var nextConnectionID: UInt64 = EventLoop.firstConnectionToken
     private var state = State.running
-    /// The open connections in no particular order, each knowing its index: every tick looks at the timeouts of
-    /// one slice of them (`scanSlice`), so no tick visits them all; see `tick()`.
+    /// The open connections, each knowing its index, for the timeout scan: every tick looks at the next tenth of
+    /// them, so no tick visits them all. `scanOrder[..<scanCursor]` have been looked at in this pass; see `tick()`.
     private var scanOrder: [Connection] = []
+    private var scanCursor = 0
+    /// Connections looked at per tick in the current pass.
+    private var scanStep = 0
     private var scanBatch: [Connection] = []
-    private var scanSlice: UInt64 = 0
 
     private enum State {
         case running
@@ -52,7 +54,7 @@ final class EventLoop: @unchecked Sendable {
     private static let firstConnectionToken: UInt64 = 1 << 32
     private static let tickNanos: Int = 100_000_000
     /// Ticks per pass over all connections' timeouts: 10 ticks of 100 ms, once a second.
-    private static let scanSlices: UInt64 = 10
+    private static let scanSlices = 10
 
     init(context: ServerContext, index: Int) throws(HTTPServerError) {
         self.context = context
@@ -191,12 +193,20 @@ final class EventLoop: @unchecked Sendable {
             logger.debug("epoll_ctl DEL failed", [("error", Posix.describe(errno))])
         }
         guard connections.removeValue(forKey: connection.id) != nil else { return }
-        // Swap-remove from the scan order: the last connection takes the removed one's place.
-        let index = connection.scanIndex
+        // Removed from the scan order in O(1), keeping the connections already looked at in this pass before
+        // `scanCursor` and the rest after it: a hole among the first is filled by the last of them, and the hole
+        // that leaves (or one among the rest) by the last connection of all.
+        var hole = connection.scanIndex
+        if hole < scanCursor {
+            scanCursor -= 1
+            scanOrder[hole] = scanOrder[scanCursor]
+            scanOrder[hole].scanIndex = hole
+            hole = scanCursor
+        }
         let last = scanOrder.removeLast()
-        if index < scanOrder.count {
-            scanOrder[index] = last
-            last.scanIndex = index
+        if hole < scanOrder.count {
+            scanOrder[hole] = last
+            last.scanIndex = hole
         }
         connection.scanIndex = -1
     }
@@ -291,13 +301,19 @@ final class EventLoop: @unchecked Sendable {
         // Each connection's timeouts are looked at about once a second (they are whole seconds anyway), one tenth
         // of the connections on each tick: checking thousands in one turn would hold up every request that
         // arrives meanwhile by milliseconds, once a second.
-        scanSlice = (scanSlice + 1) % EventLoop.scanSlices
-        let count = UInt64(scanOrder.count)
-        let start = Int(count * scanSlice / EventLoop.scanSlices)
-        let end = Int(count * (scanSlice + 1) / EventLoop.scanSlices)
-        guard start < end else { return }
-        // Copied out first: closing a connection moves another into its place in `scanOrder`.
-        scanBatch.append(contentsOf: scanOrder[start..<end])
+        // A tenth of the connections per tick, of the most open at any tick of this pass: connections closed
+        // along the way do not slow a pass down, and ones opened during it do not make it last longer than a second.
+        let tenth = (scanOrder.count + EventLoop.scanSlices - 1) / EventLoop.scanSlices
+        if scanCursor >= scanOrder.count {
+            scanCursor = 0
+            scanStep = tenth
+        }
+        scanStep = max(scanStep, tenth)
+        let end = min(scanOrder.count, scanCursor + scanStep)
+        guard scanCursor < end else { return }
+        // Copied out first, and counted as looked at before any is: closing one rearranges `scanOrder`.
+        scanBatch.append(contentsOf: scanOrder[scanCursor..<end])
+        scanCursor = end
         defer { scanBatch.removeAll(keepingCapacity: true) }
         let limit = UInt64(max(1, context.configuration.idleTimeoutSeconds)) * 1_000_000_000
         for connection in scanBatch {
