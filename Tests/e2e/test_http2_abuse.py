@@ -4,9 +4,12 @@ well-behaved client (a separate process, `latency_probe.py`) keep getting answer
 of its p99 just before the attack, and the attacker be cut off, with the right GOAWAY code where HTTP/2 has one.
 
 Timing: the machine running these tests has 2 cores shared with the server, the attacker and the probe. The p99
-is taken over a few hundred samples per window, and the bound is 2x the larger of the baseline p99 and a floor
-(`P99_FLOOR_MS`), because a sub-millisecond baseline on a loaded 2-core box moves by whole milliseconds with
-scheduling alone; see `_judge` and the report printed by each test (`pytest -s`).
+is taken over a couple of hundred samples per window (the baseline as long as the attack), and the bound is 2x
+the larger of the baseline p99 and a floor (`P99_FLOOR_MS`), because a baseline of a millisecond or so moves by
+a millisecond with scheduling alone. The attacker runs on a thread at low priority (`at_low_priority`), so that
+its own CPU use (pure-Python frames, thousands of sockets) is not what the probe measures. Other engineers'
+builds only ever add latency, so a miss is measured again (`ATTEMPTS`); see `under_attack` and the report
+printed by each test (`pytest -s`).
 """
 
 from __future__ import annotations
@@ -36,9 +39,9 @@ from h2raw import (
 )
 from wire import CHALLENGE_PATH, challenge_request, grpc_frame, grpc_headers
 
-BASELINE_SECONDS = 0.8
+BASELINE_SECONDS = 1.2
 ATTACK_SECONDS = 1.2
-P99_FLOOR_MS = 5.0
+P99_FLOOR_MS = 2.0
 ATTEMPTS = 3
 # Between attack rounds: the attacker shares the 2 cores with the server and the probe; without a pause it would
 # measure its own CPU use as much as the server's.
