@@ -63,6 +63,23 @@ struct HTTP1Tests {
         }
     }
 
+    @Test("a long pipelined burst is taken a few requests per loop turn, all answered in order")
+    func pipelinedBurstYields() throws {
+        let harness = try HTTP2InMemoryTests.Harness()
+        let count = 5 * HTTP1Session.requestsPerTurn + 3
+        let burst = (0..<count).map { "GET /r/\($0) HTTP/1.1\r\nHost: a\r\n\r\n" }.joined()
+        harness.connection.receive(memory: Array(burst.utf8))
+        // One read's worth of requests is handed over in slices, one per loop turn, so other connections of the
+        // loop are served in between.
+        #expect(harness.handler.received.count == HTTP1Session.requestsPerTurn)
+        harness.loop.runPendingWork()
+        #expect(harness.handler.received.count == 2 * HTTP1Session.requestsPerTurn)
+        for _ in 0..<10 { harness.loop.runPendingWork() }
+        #expect(harness.handler.received.count == count)
+        let answered = HTTP1Responses.parse(harness.output.take())
+        #expect(answered.map(\.body) == (0..<count).map { "/r/\($0)" })
+    }
+
     @Test("answers Expect: 100-continue with an interim response before the body is sent")
     func expectContinue() throws {
         try TestServer.run { server in

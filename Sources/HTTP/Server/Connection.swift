@@ -172,6 +172,21 @@ final class Connection {
         return common == preface.count ? true : nil
     }
 
+    /// Continues a pipelined HTTP/1.1 connection that yielded the loop (see ``HTTP1Session/requestsPerTurn``) in
+    /// the next loop turn, after the events of other connections.
+    func resumeNextTurn() {
+        let loop = self.loop
+        let id = self.id
+        loop.execute { loop.connection(id)?.resumeAfterYield() }
+    }
+
+    private func resumeAfterYield() {
+        guard !isClosed, case .http1(let http1) = session else { return }
+        http1.endYield()
+        // The flush parses the stashed requests (as far as back-pressure allows) and renews the interest in input.
+        loop.markDirty(self)
+    }
+
     // MARK: Responses
 
     /// Delivers a handler's response for `token` (HTTP/2 stream id or HTTP/1.1 request sequence number).
