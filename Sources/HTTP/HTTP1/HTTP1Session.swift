@@ -62,9 +62,14 @@ final class HTTP1Session {
     /// mid-request is closed by the idle timeout).
     var awaitsResponse: Bool { !slots.isEmpty }
 
+    /// Pipelined requests wait while more than this many bytes of earlier answers are unsent (or the connection's
+    /// whole output cap, if smaller): a client that reads its answers keeps the buffer near empty, and one that
+    /// does not (a slow reader) gets no more work done for it than fits here.
+    static let pipelinedOutputLimit = 64 * 1024
+
     private var mustPause: Bool {
         slots.count >= Int(limits.maxConcurrentStreams)
-            || connection.pendingOutputBytes > limits.maxBufferedOutputBytes
+            || connection.pendingOutputBytes > min(limits.maxBufferedOutputBytes, Self.pipelinedOutputLimit)
     }
 
     // MARK: Input
