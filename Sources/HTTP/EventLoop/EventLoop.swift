@@ -298,11 +298,10 @@ final class EventLoop: @unchecked Sendable {
             }
             for connection in connections.values { connection.shutdownTick() }
         }
-        // Each connection's timeouts are looked at about once a second (they are whole seconds anyway), one tenth
-        // of the connections on each tick: checking thousands in one turn would hold up every request that
-        // arrives meanwhile by milliseconds, once a second.
-        // A tenth of the connections per tick, of the most open at any tick of this pass: connections closed
-        // along the way do not slow a pass down, and ones opened during it do not make it last longer than a second.
+        // Each connection's timeouts are looked at about once a second (they are whole seconds anyway), a tenth of
+        // the connections on each tick: checking thousands in one turn would hold up every request that arrives
+        // meanwhile by milliseconds, once a second. A tenth of the most open at any tick of this pass, so that
+        // connections closed along the way do not slow a pass down, nor ones opened during it make it longer.
         let tenth = (scanOrder.count + EventLoop.scanSlices - 1) / EventLoop.scanSlices
         if scanCursor >= scanOrder.count {
             scanCursor = 0
