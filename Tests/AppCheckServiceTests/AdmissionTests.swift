@@ -102,17 +102,19 @@ struct AdmissionTests {
                 {"appId":"\(app)","teamId":"DEVTEAM123","bundleIds":["dev.attestd.example"],"environment":"development"}]}]
             """
         let parsed = try Configuration.parse(json: Array((base + """
-            ,"admission":{"maxConnectionsPerAddress":8,"perAddress":{"requestsPerSecond":10,"burst":20},
+            ,"admission":{"maxConnectionsPerAddress":8,"responseDrainTimeoutSeconds":5,"perAddress":{"requestsPerSecond":10,"burst":20},
                           "perApp":{"requestsPerSecond":100}}}
             """).utf8), baseDirectory: "/")
         #expect(parsed.admission.maxConnectionsPerAddress == 8)
         #expect(parsed.admission.perAddress?.burst == 20)
         #expect(parsed.admission.perApp?.burst == 100)
         #expect(parsed.admission.handshakeTimeoutSeconds == 10)
+        #expect(parsed.admission.responseDrainTimeoutSeconds == 5)
         #expect(parsed.admission.expensiveQueuePercent == 75)
         let defaults = try Configuration.parse(json: Array((base + "}").utf8), baseDirectory: "/")
         #expect(defaults.admission.perAddress == nil)
         #expect(defaults.admission.maxConnectionsPerAddress == 0)
+        #expect(defaults.admission.responseDrainTimeoutSeconds == 30)
         #expect(throws: ConfigurationError.self) {
             try Configuration.parse(json: Array((base + #","admission":{"perApp":{"requestsPerSecond":0}}}"#).utf8), baseDirectory: "/")
         }

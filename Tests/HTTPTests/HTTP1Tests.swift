@@ -63,6 +63,23 @@ struct HTTP1Tests {
         }
     }
 
+    @Test("a long pipelined burst is taken a few requests per loop turn, all answered in order")
+    func pipelinedBurstYields() throws {
+        let harness = try HTTP2InMemoryTests.Harness()
+        let count = 5 * HTTP1Session.requestsPerTurn + 3
+        let burst = (0..<count).map { "GET /r/\($0) HTTP/1.1\r\nHost: a\r\n\r\n" }.joined()
+        harness.connection.receive(memory: Array(burst.utf8))
+        // One read's worth of requests is handed over in slices, one per loop turn, so other connections of the
+        // loop are served in between.
+        #expect(harness.handler.received.count == HTTP1Session.requestsPerTurn)
+        harness.loop.runPendingWork()
+        #expect(harness.handler.received.count == 2 * HTTP1Session.requestsPerTurn)
+        for _ in 0..<10 { harness.loop.runPendingWork() }
+        #expect(harness.handler.received.count == count)
+        let answered = HTTP1Responses.parse(harness.output.take())
+        #expect(answered.map(\.body) == (0..<count).map { "/r/\($0)" })
+    }
+
     @Test("answers Expect: 100-continue with an interim response before the body is sent")
     func expectContinue() throws {
         try TestServer.run { server in
@@ -213,6 +230,9 @@ struct HTTP1Tests {
             waitBriefly()
             #expect(server.server.peakBufferedOutputBytes > 0)
             #expect(server.server.peakBufferedOutputBytes <= cap + 2 * 65_536 + 1024)
+            // Pipelined requests are parsed only while less than 64 KiB of answers wait: besides what the kernel's
+            // buffers took, a response or two beyond it.
+            #expect(server.server.peakBufferedOutputBytes <= HTTP1Session.pipelinedOutputLimit + 65_536 + 1024)
             #expect(server.handler.received.count < 600)
             // Once the client reads, the server resumes and answers every request.
             let one = try TestSocket(port: server.port)

@@ -68,4 +68,36 @@ struct HTTP2AbuseTests {
         #expect(harness.client.responses[stream]?.status == 431)
         #expect(harness.handler.received.isEmpty)
     }
+
+    @Test("a response taken a byte at a time is cut off with ENHANCE_YOUR_CALM after the response-drain timeout")
+    func windowUpdateTrickle() throws {
+        let harness = try Harness { $0.responseDrainTimeoutSeconds = 2 }
+        harness.client.setInitialWindowSize(1)
+        let stream = harness.client.request(path: "/big/4000")
+        harness.exchange(rounds: 30)
+        // The body crawls: every round trip moves a byte or so, which is progress as the write-stall check sees it.
+        let crawled = harness.client.responses[stream]?.body.count ?? 0
+        #expect(crawled > 0 && crawled < 4000)
+        let now = MonotonicClock.nanoseconds()
+        harness.connection.checkTimeouts(now: now)
+        #expect(harness.client.goAwayErrorCodes.isEmpty)
+        harness.connection.checkTimeouts(now: now + 2_000_000_000)
+        #expect(harness.exchange { harness.connection.isClosed })
+        #expect(harness.client.goAwayErrorCodes == [NGHTTP2_ENHANCE_YOUR_CALM.rawValue])
+        #expect(harness.context.abuse.stalledConnections.load(ordering: .relaxed) == 1)
+        #expect(harness.client.responses[stream]?.body.count ?? 0 < 4000)
+    }
+
+    @Test("a response taken at an honest pace is not cut off by the response-drain timeout")
+    func honestPaceIsNotCutOff() throws {
+        let harness = try Harness { $0.responseDrainTimeoutSeconds = 2 }
+        let stream = harness.client.request(path: "/big/100000")
+        #expect(harness.exchange { harness.client.responses[stream]!.closed })
+        #expect(harness.client.responses[stream]?.body.count == 100_000)
+        harness.connection.checkTimeouts(now: MonotonicClock.nanoseconds() + 10_000_000_000)
+        harness.exchange(rounds: 5)
+        #expect(!harness.connection.isClosed)
+        #expect(harness.client.goAwayErrorCodes.isEmpty)
+        #expect(harness.context.abuse.stalledConnections.load(ordering: .relaxed) == 0)
+    }
 }

@@ -86,6 +86,22 @@ struct LifecycleTests {
         }
     }
 
+    @Test("every silent connection is closed within the handshake timeout and one pass of the timeout scan, though they all close together")
+    func silentConnectionsClosedTogether() throws {
+        try TestServer.run(configure: { $0.handshakeTimeoutSeconds = 1 }) { server in
+            // Each tick looks at a tenth of the connections, and closing some rearranges the rest: none may be
+            // skipped, nor the pass slowed down as the connections close.
+            let started = MonotonicClock.nanoseconds()
+            let sockets = try (0..<200).map { _ in try TestSocket(port: server.port) }
+            for socket in sockets {
+                #expect(socket.receive() == ([], true))
+            }
+            let elapsed = MonotonicClock.nanoseconds() - started
+            #expect(elapsed >= 1_000_000_000)
+            #expect(elapsed < 4_000_000_000, "the last silent connection closed after \(elapsed / 1_000_000) ms")
+        }
+    }
+
     @Test("a certificate that cannot be read fails init with an error naming the listener and the file")
     func badCertificate() throws {
         let listener = HTTPListener(

@@ -4,18 +4,24 @@ well-behaved client (a separate process, `latency_probe.py`) keep getting answer
 of its p99 just before the attack, and the attacker be cut off, with the right GOAWAY code where HTTP/2 has one.
 
 Timing: the machine running these tests has 2 cores shared with the server, the attacker and the probe. The p99
-is taken over a few hundred samples per window, and the bound is 2x the larger of the baseline p99 and a floor
-(`P99_FLOOR_MS`), because a sub-millisecond baseline on a loaded 2-core box moves by whole milliseconds with
-scheduling alone; see `_judge` and the report printed by each test (`pytest -s`).
+is taken over a couple of hundred samples per window (the baseline as long as the attack), and the bound is 2x
+the larger of the baseline p99 and a floor (`P99_FLOOR_MS`), because a baseline of a millisecond or so moves by
+a millisecond with scheduling alone. The attacker runs on a thread at low priority (`at_low_priority`), so that
+its own CPU use (pure-Python frames, thousands of sockets) is not what the probe measures. Other engineers'
+builds only ever add latency, so a miss is measured again (`ATTEMPTS`); see `under_attack` and the report
+printed by each test (`pytest -s`).
 """
 
 from __future__ import annotations
 
 import os
+import select
 import socket
 import ssl
+import struct
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +30,7 @@ from typing import Callable, Iterator
 import hpack
 import pytest
 from hpack import NeverIndexedHeaderTuple
-from hyperframe.frame import HeadersFrame
+from hyperframe.frame import DataFrame, Frame, HeadersFrame
 
 from attestd_server import AttestdServer, base_config, free_ports
 from checks import assert_serving, scrape
@@ -33,23 +39,28 @@ from h2raw import (
 )
 from wire import CHALLENGE_PATH, challenge_request, grpc_frame, grpc_headers
 
-BASELINE_SECONDS = 0.8
+BASELINE_SECONDS = 1.2
 ATTACK_SECONDS = 1.2
-P99_FLOOR_MS = 5.0
+P99_FLOOR_MS = 2.0
 ATTEMPTS = 3
 # Between attack rounds: the attacker shares the 2 cores with the server and the probe; without a pause it would
 # measure its own CPU use as much as the server's.
 ROUND_PAUSE_SECONDS = 0.02
+# The attacker's thread runs at this niceness (see `at_low_priority`).
+ATTACKER_NICENESS = 10
 # attestd's resident memory may grow by at most this much during any one attack.
 RSS_GROWTH_LIMIT_KB = 64 * 1024
 FRAME_BURST = 200
 ADMISSION = {
     "handshakeTimeoutSeconds": 1,
     "writeStallTimeoutSeconds": 1,
+    "responseDrainTimeoutSeconds": 2,
     "requestTimeoutSeconds": 1,
     "http2FrameBurst": FRAME_BURST,
     "http2FramesPerSecond": 100,
     "maxHeaderFields": 100,
+    # Above what any other test opens from one address (the half-open test: 100 from 127.0.0.1, beside the probe).
+    "maxConnectionsPerAddress": 150,
 }
 HERE = Path(__file__).resolve().parent
 
@@ -141,11 +152,16 @@ def under_attack(target: Target, name: str, attack: Callable[[], None], seconds:
         started = time.monotonic()
         peak_rss = baseline_rss
         rounds = 0
-        while time.monotonic() - started < seconds or rounds == 0:
-            attack()
-            rounds += 1
-            peak_rss = max(peak_rss, target.rss_kb())
-            time.sleep(ROUND_PAUSE_SECONDS)
+
+        def rounds_of_attack() -> None:
+            nonlocal peak_rss, rounds
+            while time.monotonic() - started < seconds or rounds == 0:
+                attack()
+                rounds += 1
+                peak_rss = max(peak_rss, target.rss_kb())
+                time.sleep(ROUND_PAUSE_SECONDS)
+
+        at_low_priority(rounds_of_attack)
         ended = time.monotonic()
         assert target.server.alive, f"attestd died during the {name}:\n{target.server.log_tail()}"
         growth = peak_rss - baseline_rss
@@ -156,6 +172,27 @@ def under_attack(target: Target, name: str, attack: Callable[[], None], seconds:
             return
         misses.append(miss)
     pytest.fail(f"{name}: the probe's p99 more than doubled in every attempt: " + "; ".join(misses))
+
+
+def at_low_priority(work: Callable[[], None]) -> None:
+    """Runs `work` on a thread of its own at nice 10 (Linux niceness is per thread), and waits for it. The
+    attacker shares the 2 cores with attestd and the probe: at normal priority its own CPU use (pure-Python
+    frames, thousands of sockets) would take turns away from them, and the probe would measure the attacker as
+    much as the server. At low priority it runs on what they leave, which is the question asked."""
+    failure: list[BaseException] = []
+
+    def body() -> None:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), ATTACKER_NICENESS)
+        try:
+            work()
+        except BaseException as error:  # noqa: BLE001 - re-raised on the test's thread
+            failure.append(error)
+
+    thread = threading.Thread(target=body, name="attacker")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
 
 
 def expect_goaway(peer: RawH2, code: int, timeout: float = 5.0) -> None:
@@ -297,6 +334,64 @@ def test_a_zero_window_stall_is_cut_off_after_the_write_stall_timeout(target: Ta
     assert scrape(target.port)['attestd_shed_total{reason="write_stall"}'] >= 20
 
 
+class CountingH2(RawH2):
+    """A raw peer that also counts the DATA bytes it receives, per stream."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.data_bytes: dict[int, int] = {}
+        super().__init__(*args, **kwargs)
+
+    def _handle(self, frame: Frame) -> None:
+        if isinstance(frame, DataFrame):
+            self.data_bytes[frame.stream_id] = self.data_bytes.get(frame.stream_id, 0) + len(frame.data)
+        super()._handle(frame)
+
+
+def test_a_window_update_trickle_is_cut_off_after_the_response_drain_timeout(target: Target) -> None:
+    # Each peer allows a one-byte window per stream, then opens it a byte at a time: every response crawls out a
+    # byte per WINDOW_UPDATE. That is progress, so the write-stall timeout never fires, and 40 WINDOW_UPDATEs a
+    # second stay well inside the frame budget (100 a second): only the response-drain timeout ends it.
+    streams = range(1, 21, 2)
+    drain = ADMISSION["responseDrainTimeoutSeconds"]
+    trickle = b"".join(RawH2.window_update(sid, 1) for sid in streams)
+
+    def attack() -> None:
+        peers = [CountingH2(target.port, source=f"127.0.7.{index + 1}", settings={0x4: 1}) for index in range(20)]
+        for peer in peers:
+            peer.send(b"".join(grpc_request(peer, sid) for sid in streams))
+        started = time.monotonic()
+        next_trickle = started
+        while time.monotonic() - started < drain + 3:
+            live = [peer for peer in peers if peer.goaway is None and not peer.closed]
+            if not live:
+                break
+            if time.monotonic() >= next_trickle:
+                next_trickle += 0.25
+                for peer in live:
+                    peer.send(trickle)
+            # Idle until the next WINDOW_UPDATEs are due, reading what arrives meanwhile.
+            readable, _, _ = select.select([peer.sock for peer in live], [], [],
+                                           max(0.0, next_trickle - time.monotonic()))
+            for peer in live:
+                if peer.sock in readable:
+                    peer.poll()
+        elapsed = time.monotonic() - started
+        crawled = sum(sum(peer.data_bytes.values()) for peer in peers)
+        for peer in peers:
+            expect_goaway(peer, ENHANCE_YOUR_CALM, timeout=1)
+        # The responses did move (a byte per WINDOW_UPDATE, so at least a few per stream), and were cut off once
+        # the drain timeout passed (checked once a second).
+        assert crawled >= 20 * len(streams) * 2, f"only {crawled} bytes of response trickled out"
+        assert drain <= elapsed < drain + 2.5, f"cut off after {elapsed:.1f} s"
+
+    stalled = scrape(target.port)['attestd_shed_total{reason="write_stall"}']
+    under_attack(target, "WINDOW_UPDATE trickle", attack, seconds=0)
+    assert scrape(target.port)['attestd_shed_total{reason="write_stall"}'] >= stalled + 20
+    reasons = [record for record in target.server.log_records()
+               if record.get("msg") == "cutting off a connection whose peer takes its responses too slowly"]
+    assert len(reasons) >= 20, "no log line says why the trickling peers were cut off"
+
+
 def test_a_slow_reader_is_closed_after_the_write_stall_timeout(target: Target) -> None:
     # Pipelined HTTP/1.1 requests for /metrics from a client with a tiny receive buffer that never reads: the
     # answers fill the socket, then the server's own output buffer, and then make no progress at all.
@@ -396,6 +491,46 @@ def test_thousands_of_idle_connections_are_held_cheaply_and_silent_ones_closed(t
             peer.close()
 
     under_attack(target, "2000 idle connections", attack, seconds=0)
+
+
+def test_a_connection_storm_from_one_address_is_refused_at_accept(target: Target) -> None:
+    cap = ADMISSION["maxConnectionsPerAddress"]
+    per_round = 2 * cap + 100
+    counted: list[tuple[int, int]] = []  # (connections opened, connections the server closed at once) per round
+
+    def attack() -> None:
+        # A burst of connections from one address (each blocking connect completes through the listen backlog),
+        # then a look at which the server closed without a byte: those it refused at accept.
+        socks = [connect(target.port, source="127.0.6.1") for _ in range(per_round)]
+        time.sleep(0.05)
+        readable, _, _ = select.select(socks, [], [], 0.2)
+        refused = 0
+        for sock in readable:
+            try:
+                refused += sock.recv(1, socket.MSG_DONTWAIT) == b""
+            except ConnectionResetError:
+                refused += 1
+            except BlockingIOError:
+                pass
+        for sock in socks:
+            # Closed with a reset: thousands of TIME_WAITs would use up the one source address's ports.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()
+        counted.append((per_round, refused))
+
+    before = scrape(target.port)['attestd_shed_total{reason="connections_per_address"}']
+    started = time.monotonic()
+    under_attack(target, "connection storm", attack)
+    opened = sum(total for total, _ in counted)
+    refused = sum(closed for _, closed in counted)
+    print(f"\nconnection storm: {opened} connections from one address in {len(counted)} rounds "
+          f"({opened / (time.monotonic() - started):.0f}/s), {refused} refused at accept", end="")
+    # Every round: no more than the cap admitted (a previous round's closes may not have been seen yet, so
+    # more may be refused), and the refusals counted by the server.
+    for total, closed in counted:
+        assert total - closed <= cap, f"{total - closed} connections from one address admitted, cap {cap}"
+    assert scrape(target.port)['attestd_shed_total{reason="connections_per_address"}'] - before >= refused
+    assert_serving(target.server)
 
 
 def test_half_open_and_half_closed_connections_are_released(target: Target) -> None:

@@ -7,6 +7,7 @@ extension HTTPServerConfiguration {
         handshakeTimeoutSeconds = admission.handshakeTimeoutSeconds
         writeStallTimeoutSeconds = admission.writeStallTimeoutSeconds
         requestTimeoutSeconds = admission.requestTimeoutSeconds
+        responseDrainTimeoutSeconds = admission.responseDrainTimeoutSeconds
         maxHeaderFields = admission.maxHeaderFields
         http2FrameBurst = admission.http2FrameBurst
         http2FrameRefillPerSecond = admission.http2FramesPerSecond

@@ -5,7 +5,7 @@ extension Configuration {
     /// ```json
     /// "admission": {
     ///   "maxConnectionsPerAddress": 256, "handshakeTimeoutSeconds": 10, "writeStallTimeoutSeconds": 30,
-    ///   "requestTimeoutSeconds": 30,
+    ///   "requestTimeoutSeconds": 30, "responseDrainTimeoutSeconds": 30,
     ///   "maxHeaderFields": 100, "http2FrameBurst": 1000, "http2FramesPerSecond": 200,
     ///   "perAddress": {"requestsPerSecond": 200, "burst": 400},
     ///   "perApp": {"requestsPerSecond": 5000, "burst": 10000},
@@ -21,6 +21,9 @@ extension Configuration {
         public var writeStallTimeoutSeconds: Int = 30
         /// Seconds a request may take to arrive once begun (slowloris); HTTP/2 peers get GOAWAY(ENHANCE_YOUR_CALM).
         public var requestTimeoutSeconds: Int = 30
+        /// Seconds an HTTP/2 peer has to take a response body in full (a WINDOW_UPDATE trickle); then
+        /// GOAWAY(ENHANCE_YOUR_CALM).
+        public var responseDrainTimeoutSeconds: Int = 30
         /// Header fields per request beyond which it is answered 431.
         public var maxHeaderFields: Int = 100
         /// HTTP/2 frames without a request (PING, SETTINGS, WINDOW_UPDATE, RST_STREAM…) a connection may send in a
@@ -54,13 +57,14 @@ extension Configuration {
         guard let reader else { return admission }
         reader.rejectUnknownKeys(except: [
             "maxConnectionsPerAddress", "handshakeTimeoutSeconds", "writeStallTimeoutSeconds", "requestTimeoutSeconds",
-            "maxHeaderFields",
+            "responseDrainTimeoutSeconds", "maxHeaderFields",
             "http2FrameBurst", "http2FramesPerSecond", "perAddress", "perApp", "expensiveQueuePercent",
         ])
         admission.maxConnectionsPerAddress = reader.integer("maxConnectionsPerAddress", default: 0, in: 0...1_000_000)
         admission.handshakeTimeoutSeconds = reader.integer("handshakeTimeoutSeconds", default: 10, in: 1...3_600)
         admission.writeStallTimeoutSeconds = reader.integer("writeStallTimeoutSeconds", default: 30, in: 1...3_600)
         admission.requestTimeoutSeconds = reader.integer("requestTimeoutSeconds", default: 30, in: 1...3_600)
+        admission.responseDrainTimeoutSeconds = reader.integer("responseDrainTimeoutSeconds", default: 30, in: 1...3_600)
         admission.maxHeaderFields = reader.integer("maxHeaderFields", default: 100, in: 8...10_000)
         admission.http2FrameBurst = reader.integer("http2FrameBurst", default: 1_000, in: 10...1_000_000)
         admission.http2FramesPerSecond = reader.integer("http2FramesPerSecond", default: 200, in: 1...1_000_000)

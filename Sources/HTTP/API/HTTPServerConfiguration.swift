@@ -25,6 +25,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// window) and has made no progress sending it for this many seconds is cut off: a peer that stops reading
     /// must not pin responses in memory.
     public var writeStallTimeoutSeconds: Int = 30
+    /// An HTTP/2 response body must be taken by the peer in full within this many seconds of being ready, or the
+    /// connection is cut off with GOAWAY(ENHANCE_YOUR_CALM). A peer that opens its flow-control window a byte at a
+    /// time (a WINDOW_UPDATE trickle) makes progress, so the write-stall timeout alone would never end it; our
+    /// responses are a few KiB, which any honest client takes in well under a second.
+    public var responseDrainTimeoutSeconds: Int = 30
     /// A request that has begun must arrive in full within this many seconds (while no other request on the
     /// connection completes), or the connection is cut off: a slowloris peer trickling headers or a body byte by
     /// byte must not hold a slot forever. HTTP/2 gets GOAWAY(ENHANCE_YOUR_CALM) first.

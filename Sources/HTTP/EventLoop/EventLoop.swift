@@ -33,7 +33,13 @@ final class EventLoop: @unchecked Sendable {
     private var inlineTurn: UInt64 = 0
     private var nextConnectionID: UInt64 = EventLoop.firstConnectionToken
     private var state = State.running
-    private var lastIdleScan: UInt64 = 0
+    /// The open connections, each knowing its index, for the timeout scan: every tick looks at the next tenth of
+    /// them, so no tick visits them all. `scanOrder[..<scanCursor]` have been looked at in this pass; see `tick()`.
+    private var scanOrder: [Connection] = []
+    private var scanCursor = 0
+    /// Connections looked at per tick in the current pass.
+    private var scanStep = 0
+    private var scanBatch: [Connection] = []
 
     private enum State {
         case running
@@ -47,6 +53,8 @@ final class EventLoop: @unchecked Sendable {
     private static let firstListenerToken: UInt64 = 16
     private static let firstConnectionToken: UInt64 = 1 << 32
     private static let tickNanos: Int = 100_000_000
+    /// Ticks per pass over all connections' timeouts: 10 ticks of 100 ms, once a second.
+    private static let scanSlices = 10
 
     init(context: ServerContext, index: Int) throws(HTTPServerError) {
         self.context = context
@@ -181,14 +189,26 @@ final class EventLoop: @unchecked Sendable {
 
     /// Forgets a closed connection.
     func remove(_ connection: Connection) {
-        if connection.memoryOutput != nil {
-            connections.removeValue(forKey: connection.id)
-            return
-        }
-        if cshims_epoll_ctl(epollFD, EPOLL_CTL_DEL, connection.fd, 0, 0) != 0 {
+        if connection.memoryOutput == nil, cshims_epoll_ctl(epollFD, EPOLL_CTL_DEL, connection.fd, 0, 0) != 0 {
             logger.debug("epoll_ctl DEL failed", [("error", Posix.describe(errno))])
         }
-        connections.removeValue(forKey: connection.id)
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        // Removed from the scan order in O(1), keeping the connections already looked at in this pass before
+        // `scanCursor` and the rest after it: a hole among the first is filled by the last of them, and the hole
+        // that leaves (or one among the rest) by the last connection of all.
+        var hole = connection.scanIndex
+        if hole < scanCursor {
+            scanCursor -= 1
+            scanOrder[hole] = scanOrder[scanCursor]
+            scanOrder[hole].scanIndex = hole
+            hole = scanCursor
+        }
+        let last = scanOrder.removeLast()
+        if hole < scanOrder.count {
+            scanOrder[hole] = last
+            last.scanIndex = hole
+        }
+        connection.scanIndex = -1
     }
 
     /// Changes the readiness bits a connection waits for.
@@ -232,7 +252,7 @@ final class EventLoop: @unchecked Sendable {
         let id = nextConnectionID
         nextConnectionID += 1
         let connection = Connection(id: id, fd: -1, loop: self, tls: nil, remoteAddress: "memory", memoryOutput: output)
-        connections[id] = connection
+        track(connection)
         return connection
     }
 
@@ -278,17 +298,37 @@ final class EventLoop: @unchecked Sendable {
             }
             for connection in connections.values { connection.shutdownTick() }
         }
-        // Idle connections are looked for once a second; the timeout is in whole seconds anyway.
-        guard now &- lastIdleScan >= 1_000_000_000 else { return }
-        lastIdleScan = now
+        // Each connection's timeouts are looked at about once a second (they are whole seconds anyway), a tenth of
+        // the connections on each tick: checking thousands in one turn would hold up every request that arrives
+        // meanwhile by milliseconds, once a second. A tenth of the most open at any tick of this pass, so that
+        // connections closed along the way do not slow a pass down, nor ones opened during it make it longer.
+        let tenth = (scanOrder.count + EventLoop.scanSlices - 1) / EventLoop.scanSlices
+        if scanCursor >= scanOrder.count {
+            scanCursor = 0
+            scanStep = tenth
+        }
+        scanStep = max(scanStep, tenth)
+        let end = min(scanOrder.count, scanCursor + scanStep)
+        guard scanCursor < end else { return }
+        // Copied out first, and counted as looked at before any is: closing one rearranges `scanOrder`.
+        scanBatch.append(contentsOf: scanOrder[scanCursor..<end])
+        scanCursor = end
+        defer { scanBatch.removeAll(keepingCapacity: true) }
         let limit = UInt64(max(1, context.configuration.idleTimeoutSeconds)) * 1_000_000_000
-        for connection in connections.values {
+        for connection in scanBatch {
             if now &- connection.lastActivity >= limit {
                 connection.closeBecauseIdle()
             } else {
                 connection.checkTimeouts(now: now)
             }
         }
+    }
+
+    /// Adds an open connection to the loop's table and to the timeout scan.
+    private func track(_ connection: Connection) {
+        connections[connection.id] = connection
+        connection.scanIndex = scanOrder.count
+        scanOrder.append(connection)
     }
 
     private func accept(from index: Int) {
@@ -343,7 +383,7 @@ final class EventLoop: @unchecked Sendable {
                 connection.close()
                 continue
             }
-            connections[id] = connection
+            track(connection)
             if case .draining = state { connection.beginGracefulShutdown() }
         }
     }

@@ -30,6 +30,8 @@ final class HTTP1Session {
     /// Input held back while the connection has too much unanswered or unsent work.
     private var stash: [UInt8] = []
     private var pausedForBackPressure = false
+    /// Paused to let the loop serve other connections; reading resumes in the next loop turn (`endYield`).
+    private var yielded = false
     /// No more requests will be read (error, `Connection: close`, body too large, upgrade, shutdown).
     private var stopped = false
     private var shuttingDown = false
@@ -60,9 +62,14 @@ final class HTTP1Session {
     /// mid-request is closed by the idle timeout).
     var awaitsResponse: Bool { !slots.isEmpty }
 
+    /// Pipelined requests wait while more than this many bytes of earlier answers are unsent (or the connection's
+    /// whole output cap, if smaller): a client that reads its answers keeps the buffer near empty, and one that
+    /// does not (a slow reader) gets no more work done for it than fits here.
+    static let pipelinedOutputLimit = 64 * 1024
+
     private var mustPause: Bool {
         slots.count >= Int(limits.maxConcurrentStreams)
-            || connection.pendingOutputBytes > limits.maxBufferedOutputBytes
+            || connection.pendingOutputBytes > min(limits.maxBufferedOutputBytes, Self.pipelinedOutputLimit)
     }
 
     // MARK: Input
@@ -77,9 +84,14 @@ final class HTTP1Session {
         dispatchReady()
     }
 
+    /// Requests one parse may hand to the handler before the connection yields the loop until its next turn: a
+    /// client pipelining thousands of cheap requests that are answered on the loop (metrics, health) would
+    /// otherwise hold it for as long as they all take, and every other connection of the loop would wait.
+    static let requestsPerTurn = 16
+
     /// Parses stashed input once the connection has drained below its limits; returns whether it did.
     func resumeIfPossible() -> Bool {
-        guard pausedForBackPressure, !stopped, !mustPause else { return false }
+        guard pausedForBackPressure, !yielded, !stopped, !mustPause else { return false }
         pausedForBackPressure = false
         let pending = stash
         stash = []
@@ -88,9 +100,13 @@ final class HTTP1Session {
         return true
     }
 
+    /// The loop turn after a yield has begun: stashed input may be parsed again.
+    func endYield() { yielded = false }
+
     private func parse(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) else { return }
         var offset = 0
+        var requests = 0
         while offset < bytes.count && !stopped {
             let parsed = withUnsafePointer(to: HTTP1ParserSettings.shared.settings) { settings in
                 http_parser_execute(parser, settings, base + offset, bytes.count - offset)
@@ -109,9 +125,15 @@ final class HTTP1Session {
                 // the next pipelined request is parsed. This also means `Upgrade` (e.g. h2c) is ignored, as RFC 9110
                 // allows: the request is answered over HTTP/1.1 and the connection stays keep-alive.
                 dispatchReady()
-                if mustPause && !stopped {
+                requests += 1
+                let mustYield = requests >= Self.requestsPerTurn && offset < bytes.count
+                if (mustPause || mustYield) && !stopped {
                     pausedForBackPressure = true
                     stash.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+                    if !mustPause {
+                        yielded = true
+                        connection.resumeNextTurn()
+                    }
                     return
                 }
                 continue

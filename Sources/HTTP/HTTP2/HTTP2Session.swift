@@ -223,6 +223,7 @@ final class HTTP2Session {
         } else {
             stream.responseBody = response.body
             stream.sendingBody = true
+            stream.bodySubmittedAt = MonotonicClock.nanoseconds()
             sendingResponses += 1
             var provider = nghttp2_data_provider(
                 source: nghttp2_data_source(ptr: nil), read_callback: readResponseBody)
@@ -261,6 +262,9 @@ final class HTTP2Session {
         return true
     }
 
+    /// No stream is open: no request arriving, no response owed.
+    var hasNoStreams: Bool { streams.isEmpty }
+
     /// Whether some stream's request has begun but not ended (headers or body still to come).
     var hasIncompleteRequest: Bool { streams.values.contains { !$0.dispatched } }
 
@@ -274,6 +278,20 @@ final class HTTP2Session {
 
     /// Whether some response body has not gone out in full yet (perhaps held back by the peer's flow control).
     var isSendingResponses: Bool { sendingResponses > 0 }
+
+    /// When the oldest response body still being sent was handed to nghttp2 (``MonotonicClock``); nil when none is.
+    var oldestResponseBodySince: UInt64? {
+        guard sendingResponses > 0 else { return nil }
+        return streams.values.lazy.filter(\.sendingBody).map(\.bodySubmittedAt).min()
+    }
+
+    /// The peer took a response body more slowly than the response-drain timeout allows (a WINDOW_UPDATE
+    /// trickle): GOAWAY(ENHANCE_YOUR_CALM). Returns false if the session had already ended.
+    func goAwayBecauseResponsesCrawl() -> Bool {
+        guard !failed, !cutOff else { return false }
+        cutOff(NGHTTP2_ENHANCE_YOUR_CALM, reason: "responses taken too slowly (flow-control window opened a little at a time)")
+        return true
+    }
 
     /// The peer let responses sit unsent past the write-stall timeout: GOAWAY(ENHANCE_YOUR_CALM). Returns false
     /// if the session had already ended.

@@ -22,6 +22,8 @@ final class HTTP2Stream {
     var closed = false
     /// A response body is being sent (perhaps held back by flow control).
     var sendingBody = false
+    /// When the response body was handed to nghttp2 (``MonotonicClock``): the response-drain timeout counts from here.
+    var bodySubmittedAt: UInt64 = 0
     var responseBody: [UInt8] = []
     var responseOffset = 0
     var trailers: HTTPHeaders?

@@ -16,6 +16,8 @@ final class Connection {
     /// The peer's host when it was counted toward ``HTTPServerConfiguration/maxConnectionsPerAddress``.
     private let countedHost: String?
     var isDirty = false
+    /// Where the loop keeps this connection in its timeout scan (see `EventLoop.remove`); -1 once removed.
+    var scanIndex = -1
     private(set) var isClosed = false
     /// When the connection last moved bytes in either direction (``MonotonicClock``).
     private(set) var lastActivity: UInt64
@@ -170,6 +172,21 @@ final class Connection {
         return common == preface.count ? true : nil
     }
 
+    /// Continues a pipelined HTTP/1.1 connection that yielded the loop (see ``HTTP1Session/requestsPerTurn``) in
+    /// the next loop turn, after the events of other connections.
+    func resumeNextTurn() {
+        let loop = self.loop
+        let id = self.id
+        loop.execute { loop.connection(id)?.resumeAfterYield() }
+    }
+
+    private func resumeAfterYield() {
+        guard !isClosed, case .http1(let http1) = session else { return }
+        http1.endYield()
+        // The flush parses the stashed requests (as far as back-pressure allows) and renews the interest in input.
+        loop.markDirty(self)
+    }
+
     // MARK: Responses
 
     /// Delivers a handler's response for `token` (HTTP/2 stream id or HTTP/1.1 request sequence number).
@@ -297,12 +314,20 @@ final class Connection {
         }
     }
 
-    /// Called about once a second: closes a connection that sent no HTTP within the handshake timeout, and one
-    /// whose owed output made no progress for the write-stall timeout (HTTP/2: GOAWAY(ENHANCE_YOUR_CALM) first
-    /// when the socket still takes bytes).
+    /// Called about once a second: closes a connection that sent no HTTP within the handshake timeout, one whose
+    /// request trickles in past the request timeout, one whose HTTP/2 response bodies are taken past the
+    /// response-drain timeout, and one whose owed output made no progress for the write-stall timeout (HTTP/2:
+    /// GOAWAY(ENHANCE_YOUR_CALM) first when the socket still takes bytes).
     func checkTimeouts(now: UInt64) {
         if let lingerDeadline {
             if now >= lingerDeadline { close() }
+            return
+        }
+        // Most connections most of the time: HTTP/2 with no stream open and nothing owed, so nothing to check.
+        // Thousands of idle connections must cost next to nothing here.
+        if pendingOutputBytes == 0, case .http2(let http2) = session, http2.hasNoStreams {
+            stallMark = nil
+            requestMark = nil
             return
         }
         let configuration = context.configuration
@@ -313,7 +338,7 @@ final class Connection {
             close()
             return
         }
-        if checkRequestTimeout(now: now) { return }
+        if checkRequestTimeout(now: now) || checkResponseDrain(now: now) { return }
         var progress = writeProgress
         var owesOutput = pendingOutputBytes > 0
         if case .http2(let http2) = session {
@@ -364,6 +389,26 @@ final class Connection {
         logger.info("cutting off a connection whose request is arriving too slowly", [("peer", remoteAddress)])
         context.abuse.slowRequests.add(1, ordering: .relaxed)
         if pendingOutputBytes == 0, case .http2(let http2) = session, http2.goAwayBecauseRequestTooSlow() {
+            closeWhenFlushed = true
+            loop.markDirty(self)
+        } else {
+            close()
+        }
+        return true
+    }
+
+    /// Cuts off an HTTP/2 connection that has held a response body back for longer than the response-drain
+    /// timeout: a peer opening its window a byte at a time moves the write-stall check's progress measure, so only a
+    /// deadline per response ends it. Returns whether it did.
+    private func checkResponseDrain(now: UInt64) -> Bool {
+        guard case .http2(let http2) = session, let since = http2.oldestResponseBodySince else { return false }
+        let limit = UInt64(context.configuration.responseDrainTimeoutSeconds) &* 1_000_000_000
+        guard now >= since &+ limit else { return false }
+        logger.info(
+            "cutting off a connection whose peer takes its responses too slowly",
+            [("peer", remoteAddress), ("responseDrainTimeoutSeconds", String(context.configuration.responseDrainTimeoutSeconds))])
+        context.abuse.stalledConnections.add(1, ordering: .relaxed)
+        if pendingOutputBytes == 0, http2.goAwayBecauseResponsesCrawl() {
             closeWhenFlushed = true
             loop.markDirty(self)
         } else {

@@ -27,7 +27,8 @@ public final class HTTPServer: Sendable {
             configuration.maxHeaderListBytes > 0, configuration.maxRequestBodyBytes >= 0,
             configuration.maxBufferedOutputBytes > 0, configuration.idleTimeoutSeconds > 0,
             configuration.maxConnectionsPerAddress >= 0, configuration.handshakeTimeoutSeconds > 0,
-            configuration.writeStallTimeoutSeconds > 0, configuration.maxHeaderFields > 0,
+            configuration.writeStallTimeoutSeconds > 0, configuration.responseDrainTimeoutSeconds > 0,
+            configuration.maxHeaderFields > 0,
             configuration.requestTimeoutSeconds > 0,
             configuration.http2FrameBurst > 0, configuration.http2FrameRefillPerSecond >= 0
         else {

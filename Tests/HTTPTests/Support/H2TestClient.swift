@@ -136,6 +136,13 @@ final class H2TestClient {
         for _ in 0..<count { nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil) }
     }
 
+    /// Queues SETTINGS_INITIAL_WINDOW_SIZE: with a window of a byte or two, nghttp2's automatic WINDOW_UPDATEs open
+    /// it again a byte or two at a time, a WINDOW_UPDATE trickle.
+    func setInitialWindowSize(_ bytes: UInt32) {
+        var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: bytes)
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+    }
+
     func cancel(_ streamID: Int32) {
         nghttp2_submit_rst_stream(session, 0, streamID, NGHTTP2_CANCEL.rawValue)
     }
