@@ -11,6 +11,9 @@ import Synchronization
 /// thread (two on this machine), so every write still paid most of a commit, and a sleeping verifier was one fewer
 /// core verifying.
 ///
+/// With more than one batch in flight (Redis), writes waiting for different batches may be stored in another order
+/// than they were handed over, as concurrent requests to several nodes may be anyway; each write is atomic alone.
+///
 /// A batch either commits whole or fails whole (the `commit` function's choice per write): nobody is told
 /// "consumed" for a write that is not stored. Completions run on the leader's thread, outside any lock; they may
 /// submit again.
