@@ -21,6 +21,17 @@ struct RedisStoreConfigurationTests {
         return nil
     }
 
+    @Test("starts two verifier threads per core with Redis, one per core otherwise, and what the file says if it says")
+    func verifierThreads() throws {
+        let redis = try parse(store: #"{"kind":"redis","redis":{"host":"redis.internal"}}"#)
+        #expect(redis.verifier.effectiveThreads(store: redis.store, cores: 2) == 4)
+        let memory = try parse(store: #"{"kind":"memory"}"#)
+        #expect(memory.verifier.effectiveThreads(store: memory.store, cores: 2) == 2)
+        var chosen = redis.verifier
+        chosen.threads = 3
+        #expect(chosen.effectiveThreads(store: redis.store, cores: 2) == 3)
+    }
+
     @Test("speaks plain TCP when tls is absent")
     func plain() throws {
         let redis = try #require(redis(try parse(store: #"{"kind":"redis","redis":{"host":"redis.internal"}}"#)))

@@ -26,7 +26,8 @@ public final class AttestdService: Sendable {
         let keys = try KeyMaterial.load(configuration.keys, logger: logger)
         let health = HealthState()
         self.health = health
-        let pool = VerifierPool(threads: configuration.verifier.threads, capacity: configuration.verifier.queueCapacity)
+        let pool = VerifierPool(threads: configuration.verifier.effectiveThreads(store: configuration.store),
+                                capacity: configuration.verifier.queueCapacity)
         self.pool = pool
         let failures = CounterFamily(
             name: "attestd_verification_failures_total",
