@@ -61,25 +61,18 @@ struct ExchangeContext: Sendable {
     /// full, and DEADLINE_EXCEEDED without running it when the caller's deadline passed while it waited.
     func onPool<Response>(_ context: RPCContext, reply: RPCReply<Response>,
                           _ work: @escaping @Sendable () throws(GRPCStatus) -> Response) {
-        // May run inline on an idle pool (verification, signing, no remote service), but only when the state store
-        // cannot make the loop wait: a SQLite commit or a Redis round trip stays on the pool's threads.
-        let accepted = pool.submit(.init(
-            deadlineNanos: context.deadlineNanos, mayRunInline: store.answersWithoutWaiting,
-            run: {
-                do throws(GRPCStatus) { reply.succeed(try work()) } catch { reply.fail(error) }
-            },
-            expire: { reply.fail(GRPCStatus(.deadlineExceeded, "Deadline exceeded while waiting for a verifier.")) }))
-        if !accepted {
-            reply.fail(GRPCStatus(.unavailable, "Overloaded; try again."))
-        }
+        onPool(context, reply: reply, untilStored: { () throws(GRPCStatus) in reply.succeed(try work()) })
     }
 
     /// Runs `work` on the verifier pool for an exchange that ends with a state-store write. `work` checks what it
     /// can (what it throws is the answer at once) and then hands its write to the store with `answer(...)` as the
     /// completion: the verifier thread goes on to its next job while the write waits for its batch, and the answer
-    /// is made when the write is stored. Queue-full and deadline answers are those of `onPool`.
+    /// is made when the write is stored. UNAVAILABLE at once when the queue is full, DEADLINE_EXCEEDED without
+    /// running `work` when the caller's deadline passed while it waited.
     func onPool<Response>(_ context: RPCContext, reply: RPCReply<Response>,
                           untilStored work: @escaping @Sendable () throws(GRPCStatus) -> Void) {
+        // May run inline on an idle pool (verification, signing, no remote service), but only when the state store
+        // cannot make the loop wait: a SQLite commit or a Redis round trip stays on the pool's threads.
         let accepted = pool.submit(.init(
             deadlineNanos: context.deadlineNanos, mayRunInline: store.answersWithoutWaiting,
             run: {
