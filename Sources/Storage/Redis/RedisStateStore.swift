@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The state store of a cluster: every node talks to the same Redis. Consuming a challenge or token is one
 /// `SET key 1 NX EXAT expiresAt` (Redis drops it at expiry); each key is a hash, changed only by server-side
 /// scripts so that compare-and-advance, registration and revocation are atomic across nodes. Scripts are run with
@@ -52,9 +50,8 @@ public final class RedisStateStore: StateStore {
     }
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, completion: @escaping StoreCompletion<Bool>) {
-        batcher.submit(consumeThenRegister(nonce, expiresAt, record)) { [self] reply in
-            completion(reply.flatMap { reply in Result { () throws(StoreError) in try registered(reply) } })
-        }
+        batcher.submit(consumeThenRegister(nonce, expiresAt, record),
+                       completion: decoding(completion) { [self] reply throws(StoreError) in try registered(reply) })
     }
 
     /// One round trip: one script consumes the challenge and, only then, compares and advances the counter.
@@ -68,15 +65,13 @@ public final class RedisStateStore: StateStore {
         _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64,
         completion: @escaping StoreCompletion<ChallengeThenCounter>
     ) {
-        batcher.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now)) { [self] reply in
-            completion(reply.flatMap { reply in Result { () throws(StoreError) in try challengeThenCounter(reply) } })
-        }
+        batcher.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now),
+                       completion: decoding(completion) { [self] reply throws(StoreError) in try challengeThenCounter(reply) })
     }
 
     public func consumeToken(_ tokenID: String, expiresAt: Int64, completion: @escaping StoreCompletion<Bool>) {
-        batcher.submit(consumeOnce(key("token:", Array(tokenID.utf8)), expiresAt: expiresAt)) { [self] reply in
-            completion(reply.flatMap { reply in Result { () throws(StoreError) in try consumed(reply) } })
-        }
+        batcher.submit(consumeOnce(key("token:", Array(tokenID.utf8)), expiresAt: expiresAt),
+                       completion: decoding(completion) { [self] reply throws(StoreError) in try consumed(reply) })
     }
 
     private func consumeThenRegister(_ nonce: [UInt8], _ expiresAt: Int64, _ record: AttestedKeyRecord) -> RedisCall {

@@ -119,9 +119,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, completion: @escaping StoreCompletion<Bool>) {
-        writer.submit(consumeThenRegister(nonce, expiresAt, record)) { outcome in
-            completion(outcome.flatMap { outcome in Result { () throws(StoreError) in try Self.registered(outcome) } })
-        }
+        writer.submit(consumeThenRegister(nonce, expiresAt, record), completion: decoding(completion, Self.registered))
     }
 
     public func consumeChallenge(
@@ -134,15 +132,13 @@ public final class SQLiteStateStore: StateStore {
         _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64,
         completion: @escaping StoreCompletion<ChallengeThenCounter>
     ) {
-        writer.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now)) { outcome in
-            completion(outcome.flatMap { outcome in Result { () throws(StoreError) in try Self.challengeThenCounter(outcome) } })
-        }
+        writer.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now),
+                      completion: decoding(completion, Self.challengeThenCounter))
     }
 
     public func consumeToken(_ tokenID: String, expiresAt: Int64, completion: @escaping StoreCompletion<Bool>) {
-        writer.submit(.consumeToken(id: tokenID, expiresAt: expiresAt, now: clock())) { outcome in
-            completion(outcome.flatMap { outcome in Result { () throws(StoreError) in try Self.changed(outcome) } })
-        }
+        writer.submit(.consumeToken(id: tokenID, expiresAt: expiresAt, now: clock()),
+                      completion: decoding(completion, Self.changed))
     }
 
     private func consumeThenRegister(_ nonce: [UInt8], _ expiresAt: Int64, _ record: AttestedKeyRecord) -> SQLiteWrite {
