@@ -4,9 +4,7 @@
 /// which took up to 160 ms on this project's machine, while the verifier thread leading that commit, and every
 /// caller queued behind it, waited. A passive checkpoint neither waits for nor blocks the writer.
 final class SQLiteCheckpointer: Sendable {
-    private let wake = ConditionLock()
-    // Guarded by `wake`.
-    nonisolated(unsafe) private var stopping = false
+    private let loop = PeriodicLoop()
     private let connection: SQLiteConnection
 
     init(connection: SQLiteConnection) {
@@ -15,12 +13,7 @@ final class SQLiteCheckpointer: Sendable {
 
     /// The checkpointer thread's loop: a passive checkpoint every `interval` seconds until `stop()`.
     func run(every interval: Double) {
-        while true {
-            let stopped = wake.withLock {
-                if !stopping { wake.wait(seconds: interval) }
-                return stopping
-            }
-            if stopped { return }
+        loop.run(every: interval) {
             // Busy (another process is checkpointing) or failed: the next round, or the writer's own
             // autocheckpoint as a backstop, catches up.
             try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
@@ -28,9 +21,6 @@ final class SQLiteCheckpointer: Sendable {
     }
 
     func stop() {
-        wake.withLock {
-            stopping = true
-            wake.signal()
-        }
+        loop.stop()
     }
 }

@@ -1,9 +1,7 @@
 /// Deletes expired challenges and tokens every interval, on a thread of its own, through the store's writer (so a
 /// sweep is just another write, in batches bounded by `batchSize` so it never holds the write lock for long).
 final class SQLiteSweeper: Sendable {
-    private let wake = ConditionLock()
-    // Guarded by `wake`.
-    nonisolated(unsafe) private var stopping = false
+    private let loop = PeriodicLoop()
     private let writer: SQLiteWriter
     private let clock: @Sendable () -> Int64
     private let batchSize: Int
@@ -29,21 +27,13 @@ final class SQLiteSweeper: Sendable {
 
     /// The sweeper thread's loop: sweeps every `interval` seconds until `stop()`.
     func run(every interval: Double) {
-        while true {
-            let stopped = wake.withLock {
-                if !stopping { wake.wait(seconds: interval) }
-                return stopping
-            }
-            if stopped { return }
+        loop.run(every: interval) {
             // A failed sweep is retried next round; the records it would have removed block nothing meanwhile.
             _ = try? sweep()
         }
     }
 
     func stop() {
-        wake.withLock {
-            stopping = true
-            wake.signal()
-        }
+        loop.stop()
     }
 }

@@ -1,7 +1,7 @@
 import Glibc
 
-/// A mutex with one condition variable, for the store's worker threads: the SQLite writer sleeps on it until work
-/// arrives, the sweeper until its next round or shutdown. Timed waits use the monotonic clock, so a wall-clock step
+/// A mutex with one condition variable, for the store's threads: a caller waiting for its write's batch sleeps on
+/// it (`GroupCommitter.submitAndWait`), a background loop until its next round or shutdown (`PeriodicLoop`). Timed waits use the monotonic clock, so a wall-clock step
 /// cannot stall or hurry them.
 ///
 /// `@unchecked Sendable`: the pthread objects are made for sharing between threads; they live at fixed heap addresses.
