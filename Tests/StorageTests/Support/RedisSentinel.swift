@@ -42,23 +42,11 @@ final class RedisSentinel: @unchecked Sendable {
     deinit { stop() }
 
     func stop() {
-        guard let process, process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        self.process = nil
+        RedisServer.kill(&process)
     }
 
     /// Runs one command against the sentinel with redis-cli and returns its output.
     func cli(_ command: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-        process.arguments = ["-p", String(port)] + command
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try RedisServer.cli(port: port, command, standardError: FileHandle.nullDevice)
     }
 }

@@ -84,22 +84,36 @@ final class RedisServer: @unchecked Sendable {
     /// Kills the server (SIGKILL, a crash: with `persistent` every acknowledged write is already fsynced) and waits
     /// for it to exit. Not SIGTERM: the child inherits the test thread's signal mask, in which SIGTERM is blocked.
     func stop() {
-        guard let process, process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        self.process = nil
+        Self.kill(&process)
+    }
+
+    /// SIGKILLs `process` if it still runs, waits for it to exit, and forgets it.
+    static func kill(_ process: inout Process?) {
+        guard let running = process, running.isRunning else { return }
+        Glibc.kill(running.processIdentifier, SIGKILL)
+        running.waitUntilExit()
+        process = nil
     }
 
     /// Runs one command with redis-cli (installed with redis-server) and returns its output.
     func cli(_ command: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
         let secure = tls.map { tls in
             ["--tls", "--cacert", tls.caFile] + (tls.client.map { ["--cert", $0.certificate, "--key", $0.key] } ?? [])
         } ?? []
-        process.arguments = ["-p", String(port)] + secure + command
+        return try Self.cli(port: port, options: secure, command)
+    }
+
+    /// Runs one command with redis-cli against `port`, `options` before it, and returns its output; the tool's
+    /// standard error goes to `standardError` (nil: this process's).
+    static func cli(
+        port: Int, options: [String] = [], _ command: [String], standardError: FileHandle? = nil
+    ) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+        process.arguments = ["-p", String(port)] + options + command
         let output = Pipe()
         process.standardOutput = output
+        if let standardError { process.standardError = standardError }
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
