@@ -77,4 +77,14 @@ struct MemoryStateStoreTests {
         #expect(try !store.consumeToken("jti-1", expiresAt: 1_300))
         #expect(try store.consumeToken("jti-2", expiresAt: 1_300))
     }
+
+    @Test("consumes each of 5,000 challenges once across the shards, and forgets every one once expired")
+    func manyChallenges() throws {
+        let store = store
+        let nonces = (0..<5_000).map { (index: Int) -> [UInt8] in withUnsafeBytes(of: index) { Array($0) } }
+        for nonce in nonces { #expect(try store.consumeChallenge(nonce, expiresAt: 1_010)) }
+        #expect(try nonces.allSatisfy { try !store.consumeChallenge($0, expiresAt: 1_010) })
+        clock.advance(11)
+        #expect(try nonces.allSatisfy { try store.consumeChallenge($0, expiresAt: 1_030) })
+    }
 }
