@@ -72,6 +72,8 @@ final class LoadWorker {
         var result = PhaseResult()
         let bins = max(1, Int((MonotonicTime.seconds(clock.end - clock.start) / PhaseResult.binSeconds).rounded()))
         result.timeline = Array(repeating: 0, count: bins)
+        result.timelineSlowest = Array(repeating: 0, count: bins)
+        result.firstMeasuredBin = Int((MonotonicTime.seconds(clock.warmupEnd - clock.start) / PhaseResult.binSeconds).rounded())
         run(workload, pacing: pacing, clock: clock, result: &result)
         return result
     }
@@ -233,6 +235,8 @@ final class LoadWorker {
                 if ok && now >= clock.start && now < clock.end && !result.timeline.isEmpty {
                     let bin = min(result.timeline.count - 1, Int(MonotonicTime.seconds(now - clock.start) / PhaseResult.binSeconds))
                     result.timeline[bin] += 1
+                    let latency = now - min(now, scheduled)
+                    result.timelineSlowest[bin] = max(result.timelineSlowest[bin], latency)
                 }
                 // Closed loop: what completed inside the window. Open loop: what was scheduled inside it.
                 let reference = openLoop ? scheduled : now

@@ -32,6 +32,11 @@ struct PhaseResult: Sendable {
     var latency = LatencyHistogram()
     /// Successful completions per 100 ms bin from the phase's start (warm-up included).
     var timeline: [Int] = []
+    /// The slowest successful answer (nanoseconds; open loop: from its scheduled time) completed in each bin: a stall
+    /// of the server shows here as a spike at the moment it happened, where the percentiles only say that it did.
+    var timelineSlowest: [UInt64] = []
+    /// The first bin after the warm-up.
+    var firstMeasuredBin = 0
     /// The seconds the measured window really lasted (shorter than asked when precomputed requests ran out).
     var measuredSeconds = 0.0
     var exhausted = false
@@ -50,6 +55,11 @@ struct PhaseResult: Sendable {
         latency.merge(other.latency)
         if timeline.count < other.timeline.count { timeline += Array(repeating: 0, count: other.timeline.count - timeline.count) }
         for (index, count) in other.timeline.enumerated() { timeline[index] += count }
+        if timelineSlowest.count < other.timelineSlowest.count {
+            timelineSlowest += Array(repeating: 0, count: other.timelineSlowest.count - timelineSlowest.count)
+        }
+        for (index, slowest) in other.timelineSlowest.enumerated() { timelineSlowest[index] = max(timelineSlowest[index], slowest) }
+        firstMeasuredBin = max(firstMeasuredBin, other.firstMeasuredBin)
         measuredSeconds = max(measuredSeconds, other.measuredSeconds)
         exhausted = exhausted || other.exhausted
         timedOut += other.timedOut

@@ -7,7 +7,7 @@ enum ReportFiles {
         mkdir(directory, 0o755)
         try save(json(bench), to: "\(directory)/report.json")
         var latency = "# phase index, percentile, 1/(1-p), latency ms\n"
-        var timeline = "# phase index, seconds from phase start, ok requests/s\n"
+        var timeline = "# phase index, seconds from phase start, ok requests/s, slowest answer ms\n"
         for (index, report) in bench.reports.enumerated() {
             latency += "# \(report.name)\n"
             for percentile in [0.0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 100] {
@@ -18,7 +18,8 @@ enum ReportFiles {
             latency += "\n\n"
             timeline += "# \(report.name)\n"
             for (bin, count) in report.result.timeline.enumerated() {
-                timeline += "\(index) \(Double(bin) * PhaseResult.binSeconds) \(Double(count) / PhaseResult.binSeconds)\n"
+                let slowest = bin < report.result.timelineSlowest.count ? report.result.timelineSlowest[bin] : 0
+                timeline += "\(index) \(Double(bin) * PhaseResult.binSeconds) \(Double(count) / PhaseResult.binSeconds) \(Double(slowest) / 1e6)\n"
             }
             timeline += "\n\n"
         }
@@ -41,11 +42,14 @@ enum ReportFiles {
         let timelinePlots = titles.enumerated().map { index, title in
             "'timeline.dat' index \(index) using 2:3 with lines title \"\(title)\""
         }.joined(separator: ", \\\n     ")
+        let slowestPlots = titles.enumerated().map { index, title in
+            "'timeline.dat' index \(index) using 2:($4 > 0 ? $4 : 1/0) with lines title \"\(title)\""
+        }.joined(separator: ", \\\n     ")
         return """
             # gnuplot plot.gp (run in this folder) -> bench.png
-            set terminal pngcairo size 1400,1100 noenhanced font ",10"
+            set terminal pngcairo size 1400,1500 noenhanced font ",10"
             set output 'bench.png'
-            set multiplot layout 2,1 title "attestd-bench: \(bench.options.label.replacing("\"", with: "'")), \(bench.cores) cores, load average \(bench.loadAverage) at start"
+            set multiplot layout 3,1 title "attestd-bench: \(bench.options.label.replacing("\"", with: "'")), \(bench.cores) cores, load average \(bench.loadAverage) at start"
             set title "latency by percentile (HDR-style histogram)"
             set logscale x
             set logscale y
@@ -60,6 +64,10 @@ enum ReportFiles {
             set xlabel "seconds from phase start"
             set ylabel "requests/s"
             plot \(timelinePlots)
+            set title "slowest answer in each 100 ms bin (open loop: from its scheduled time), ms; a stall shows as a spike"
+            set logscale y
+            set ylabel "ms"
+            plot \(slowestPlots)
             unset multiplot
 
             """
@@ -144,6 +152,8 @@ enum ReportFiles {
         latency(report.result.latency, &out)
         out.key("timelineOkPerSecond")
         out.array { for count in report.result.timeline { $0.value(Double(count) / PhaseResult.binSeconds) } }
+        out.key("timelineSlowestMs")
+        out.array { for slowest in report.result.timelineSlowest { $0.value(Double(slowest) / 1e6) } }
         out.key("kinds")
         out.object {
             for kind in report.kinds {

@@ -66,6 +66,13 @@ enum TextReport {
         }
         Console.line("  latency ms: " + percentiles.map { "\($0.0) \(milliseconds(result.latency.value(atPercentile: $0.1)))" }
             .joined(separator: "  "))
+        // The measured window's bins only: the warm-up may include a cold start.
+        let measured = result.timelineSlowest.indices.dropFirst(result.firstMeasuredBin).filter { result.timelineSlowest[$0] > 0 }
+        if let worst = measured.max(by: { result.timelineSlowest[$0] < result.timelineSlowest[$1] }) {
+            let bins = measured.map { result.timelineSlowest[$0] }.sorted()
+            Console.line("  slowest answer per 100 ms: median bin \(milliseconds(bins[bins.count / 2])), "
+                + "worst \(milliseconds(result.timelineSlowest[worst])) at \(format(Double(worst) * PhaseResult.binSeconds, 1)) s")
+        }
         for kind in report.kinds {
             let stats = result.kinds[kind.rawValue]
             var text = "  \(kind.name): ok \(stats.ok), errors \(stats.errorCount)"
