@@ -245,6 +245,16 @@ final class Bench {
         return report
     }
 
+    /// Measures the operations `kind` needs again, prints them, and returns its bound.
+    private func remeasureBound(for kind: RequestKind) -> Double {
+        let operations = CryptoBound.operations(for: kind, algorithm: tokenAlgorithm)
+        bound?.remeasure(operations, secondsEach: options.boundSeconds)
+        guard let bound, let rate = bound.bound(kind, algorithm: tokenAlgorithm) else { return 1000 }
+        let rates = operations.map { "\($0.rawValue) \(TextReport.format(bound[keyPath: $0.rate], 0))" }.joined(separator: ", ")
+        Console.line("crypto bound measured again for \(kind.name)s: \(rates); bound \(TextReport.format(rate, 0))/s")
+        return rate
+    }
+
     /// Seconds of the untimed burst that sizes each exchange's pools.
     let calibrationSeconds = 0.5
 
@@ -261,7 +271,7 @@ final class Bench {
     /// The standard profile: each requested phase, saturated (closed loop), then one request at a time, then open
     /// loop at a fraction of the saturating rate.
     func runProfile() throws(BenchError) {
-        guard let bound else { return }
+        guard bound != nil else { return }
         let algorithm = tokenAlgorithm
         if options.phases.contains("challenge") {
             let report = try run(name: "challenges", kinds: [.challenge], pattern: [.challenge], pacing: .closed,
@@ -271,7 +281,7 @@ final class Bench {
             saturatedRates[.challenge] = max(1, report.throughput)
         }
         for kind in [RequestKind.attestation, .assertion] where options.phases.contains(kind.name) {
-            let kindBound = bound.bound(kind, algorithm: algorithm) ?? 1000
+            let kindBound = remeasureBound(for: kind)
             let jobs = { (rate: Double) throws(BenchError) -> ([Job], [[Job]]) in
                 kind == .attestation
                     ? (try self.attestationJobs(self.poolSize(rate: rate)), [])
@@ -312,7 +322,7 @@ final class Bench {
         }
         if options.phases.contains("mixed") {
             let mix: [RequestKind: Int] = [.attestation: 1, .assertion: 50, .challenge: 51]
-            let mixBound = bound.bound(mix: mix, algorithm: algorithm)
+            let mixBound = bound?.bound(mix: mix, algorithm: algorithm) ?? 1
             // Pools sized from the rates this run saw for each kind alone, when it measured them.
             var expected = mixBound
             if mix.keys.allSatisfy({ saturatedRates[$0] != nil }) {

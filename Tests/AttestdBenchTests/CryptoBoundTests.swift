@@ -25,4 +25,13 @@ struct CryptoBoundTests {
         let rate = operation.rate(seconds: 0.01)
         #expect(rate.wall > 0 && rate.cpu > 0)
     }
+
+    @Test("measuring again replaces only the rates of the operations asked for")
+    func remeasure() {
+        var bound = CryptoBound(p384Verify: 1, p256Verify: 1, rsa2048Sign: 1, p256Sign: 1, threads: 1)
+        bound.remeasure(CryptoBound.operations(for: .assertion, algorithm: "ES256"), secondsEach: 0.01)
+        #expect(bound.p256Verify > 1 && bound.p256Sign > 1)
+        #expect(bound.p384Verify == 1 && bound.rsa2048Sign == 1)
+        #expect(bound.wallClock.keys.sorted() == ["p256Sign", "p256Verify"])
+    }
 }
