@@ -21,13 +21,14 @@ final class StoreWorkload: @unchecked Sendable {
     private let hold: Int
     private let receipt: [UInt8]?
     private let workMicroseconds: Int
+    private let maxOutstanding: Int
     /// Per thread, per key: the last counter used (each thread touches only its own row).
     private var counters: [[UInt32]]
     /// Phases run so far: part of the nonce seed, so no two phases make the same nonces.
     private var phases: UInt64 = 0
 
     init(store: any StateStore, threads: Int, keysPerThread: Int, wait: Bool, hold: Int, receiptBytes: Int,
-         workMicroseconds: Int) {
+         workMicroseconds: Int, maxOutstanding: Int) {
         self.store = store
         self.threads = threads
         self.keysPerThread = keysPerThread
@@ -36,6 +37,7 @@ final class StoreWorkload: @unchecked Sendable {
         receipt = receiptBytes > 0 ? [UInt8](repeating: 0x30, count: receiptBytes) : nil
         counters = Array(repeating: Array(repeating: 0, count: keysPerThread), count: threads)
         self.workMicroseconds = workMicroseconds
+        self.maxOutstanding = maxOutstanding
     }
 
     /// Runs `operations` exchanges split over the threads and measures them.
@@ -130,6 +132,9 @@ final class StoreWorkload: @unchecked Sendable {
             }
             if let commits, (index + 1) % hold == 0 { commits.flush() }
             inStore += SubmitterThread.now() - entered
+            // As a server's clients do, wait for answers once this many requests are in flight: a store that
+            // answers on its own threads would otherwise be handed the whole phase at once.
+            answers.waitUntil(below: maxOutstanding)
         }
         let entered = SubmitterThread.now()
         commits?.flush()
@@ -172,12 +177,17 @@ final class Outstanding: @unchecked Sendable {
             case .success(nil): break
             }
         }
-        if pending == 0 { condition.broadcast() }
+        condition.broadcast()
     }
 
     func waitForAll() {
+        waitUntil(below: 1)
+    }
+
+    /// Waits until fewer than `limit` writes are pending.
+    func waitUntil(below limit: Int) {
         condition.lock()
-        while pending > 0 { condition.wait() }
+        while pending >= limit { condition.wait() }
         condition.unlock()
     }
 }

@@ -17,7 +17,7 @@ do {
     let store = try options.openStore()
     let workload = StoreWorkload(store: store, threads: options.threads, keysPerThread: options.keysPerThread,
                                  wait: options.wait, hold: options.hold, receiptBytes: options.receiptBytes,
-                                 workMicroseconds: options.workMicroseconds)
+                                 workMicroseconds: options.workMicroseconds, maxOutstanding: options.maxOutstanding)
     // Attestations register the keys the assertions then use.
     let attestations = try workload.run(.attestation, operations: options.attestations, serverPID: options.redisPID)
     print(attestations.line(name: "attestations"))
