@@ -134,8 +134,8 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
     }
 }
 
-/// One caller's outcome, for `submitAndWait`.
-private final class Answer<Outcome: Sendable>: @unchecked Sendable {
+/// One caller's outcome, for `submitAndWait` (of this and `ThreadedCommitter`).
+final class Answer<Outcome: Sendable>: @unchecked Sendable {
     private let lock = ConditionLock()
     // Guarded by `lock`.
     private var outcome: Result<Outcome, StoreError>?
