@@ -7,12 +7,13 @@ struct StoreBenchOptions {
         usage: attestd-store-bench [--store memory|sqlite|redis] [--path FILE] [--redis-port N] [--redis-pid PID]
                                    [--threads N] [--keys-per-thread N] [--attestations N] [--assertions N]
                                    [--read-before-advance] [--wait] [--hold N] [--receipt-bytes N] [--work-us N]
-                                   [--outstanding N]
+                                   [--completion-work-us N] [--outstanding N]
                                    [--redis-tls-ca FILE] [--redis-tls-name NAME]
           By default each thread hands its writes over with a completion and holds them back for N writes
           (--hold, default 8) before committing, as the verifier threads do; --wait makes each call and waits for it.
           --work-us spends N µs of CPU per exchange before its write (a signature check's worth), so that the
           store's cost shows as throughput lost against the same work with --store memory.
+          --completion-work-us spends N µs of CPU in each write's completion (signing the token's worth).
           --outstanding: a thread waits for answers once N of its writes are unanswered (default 256), as a
           server's clients wait for theirs.
           --redis-tls-ca speaks TLS to Redis, verifying its certificate with FILE for NAME (default 127.0.0.1).
@@ -32,6 +33,7 @@ struct StoreBenchOptions {
     var receiptBytes = 0
     var workMicroseconds = 0
     var maxOutstanding = 256
+    var completionWorkMicroseconds = 0
     var redisTLSCA: String?
     var redisTLSName = "127.0.0.1"
 
@@ -61,6 +63,7 @@ struct StoreBenchOptions {
             case "--receipt-bytes": receiptBytes = try integer(argument)
             case "--work-us": workMicroseconds = try integer(argument)
             case "--outstanding": maxOutstanding = try integer(argument)
+            case "--completion-work-us": completionWorkMicroseconds = try integer(argument)
             case "--redis-tls-ca": redisTLSCA = try value(argument)
             case "--redis-tls-name": redisTLSName = try value(argument)
             default: throw StoreBenchError("unknown option \(argument)")

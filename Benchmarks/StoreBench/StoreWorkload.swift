@@ -22,13 +22,14 @@ final class StoreWorkload: @unchecked Sendable {
     private let receipt: [UInt8]?
     private let workMicroseconds: Int
     private let maxOutstanding: Int
+    private let completionWorkMicroseconds: Int
     /// Per thread, per key: the last counter used (each thread touches only its own row).
     private var counters: [[UInt32]]
     /// Phases run so far: part of the nonce seed, so no two phases make the same nonces.
     private var phases: UInt64 = 0
 
     init(store: any StateStore, threads: Int, keysPerThread: Int, wait: Bool, hold: Int, receiptBytes: Int,
-         workMicroseconds: Int, maxOutstanding: Int) {
+         workMicroseconds: Int, completionWorkMicroseconds: Int, maxOutstanding: Int) {
         self.store = store
         self.threads = threads
         self.keysPerThread = keysPerThread
@@ -38,6 +39,7 @@ final class StoreWorkload: @unchecked Sendable {
         counters = Array(repeating: Array(repeating: 0, count: keysPerThread), count: threads)
         self.workMicroseconds = workMicroseconds
         self.maxOutstanding = maxOutstanding
+        self.completionWorkMicroseconds = completionWorkMicroseconds
     }
 
     /// Runs `operations` exchanges split over the threads and measures them.
@@ -110,6 +112,7 @@ final class StoreWorkload: @unchecked Sendable {
                     answers.add()
                     store.consumeChallenge(nonce, expiresAt: expiresAt, thenRegister: record) { result in
                         timing.completed(onSubmitter: SubmitterThread.isCurrent)
+                        SubmitterThread.spin(microseconds: self.completionWorkMicroseconds)
                         answers.done(result.map { $0 ? nil : "a fresh challenge read as consumed" })
                     }
                 }
@@ -126,6 +129,7 @@ final class StoreWorkload: @unchecked Sendable {
                     answers.add()
                     store.consumeChallenge(nonce, expiresAt: expiresAt, thenAdvance: keyID, to: counters[thread][key], now: now) { result in
                         timing.completed(onSubmitter: SubmitterThread.isCurrent)
+                        SubmitterThread.spin(microseconds: self.completionWorkMicroseconds)
                         answers.done(result.map { $0 == .counter(.advanced) ? nil : "unexpected \($0)" })
                     }
                 }
