@@ -160,11 +160,12 @@ struct RedisIOThreadTests {
         let answers = outcomes.wait(for: total)
         #expect(answers.count == total)
         #expect(answers.values.allSatisfy { $0.count == 1 })
-        let failures = answers.values.compactMap(\.first).filter { (try? $0.outcome.get()) == nil }
+        let failures = answers.values.compactMap { $0.first }.filter { (try? $0.outcome.get()) == nil }
         #expect(!failures.isEmpty)
         // Whatever was pending at the kill, or handed over after it, was answered within the command timeout of it
         // (with a margin for a loaded machine), never left hanging.
-        let latest = try #require(answers.values.compactMap(\.first?.at).max())
+        let times: [ContinuousClock.Instant] = answers.values.compactMap { $0.first?.at }
+        let latest = try #require(times.max())
         #expect(latest - killedAt < .milliseconds(timeout) + .milliseconds(300) + .seconds(1), "\(latest - killedAt)")
         #expect(answers.values.allSatisfy { $0.first?.onSubmitter == false })
 

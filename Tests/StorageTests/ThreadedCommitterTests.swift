@@ -9,8 +9,8 @@ struct ThreadedCommitterTests {
     /// Each batch the commit function saw, in order, with the name of the thread that committed it.
     final class Batches: Sendable {
         let seen = Mutex<[(thread: String, writes: [Int])]>([])
-        var all: [[Int]] { seen.withLock { $0.map(\.writes) } }
-        var threads: Set<String> { seen.withLock { Set($0.map(\.thread)) } }
+        var all: [[Int]] { seen.withLock { $0.map { $0.writes } } }
+        var threads: Set<String> { seen.withLock { Set($0.map { $0.thread }) } }
     }
 
     /// The calling thread's name, as the kernel knows it.
@@ -67,7 +67,7 @@ struct ThreadedCommitterTests {
         // Even writes take one lane, odd ones the other.
         for write in 0..<2_000 { committer.submit(write) { _ in done.signal() } }
         for _ in 0..<2_000 { done.wait() }
-        let byThread = batches.seen.withLock { seen in Dictionary(grouping: seen, by: \.thread).mapValues { $0.flatMap(\.writes) } }
+        let byThread = batches.seen.withLock { seen in Dictionary(grouping: seen) { $0.thread }.mapValues { $0.flatMap { $0.writes } } }
         #expect(byThread.count == 2)
         for (_, writes) in byThread {
             #expect(writes == writes.sorted())

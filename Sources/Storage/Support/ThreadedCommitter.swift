@@ -196,7 +196,7 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
             for queued in batch where now &- queued.queuedAt > maxQueueNanoseconds { queued.completion(.failure(waited)) }
         }
         guard !live.isEmpty else { return }
-        let outcomes = commit(live.map(\.write))
+        let outcomes = commit(live.map { $0.write })
         for (index, queued) in live.enumerated() {
             queued.completion(index < outcomes.count ? outcomes[index] : .failure(StoreError("store: a write got no outcome")))
         }
