@@ -2,11 +2,12 @@ import Glibc
 
 /// Group commit on threads of its own, for a store whose commit is a network round trip (Redis): a write is queued
 /// with a completion and its caller goes on; callers never commit, never touch a socket, never wait. Each of a few
-/// committer threads (one per batch that may be in flight, each committing on its own connection) has its own lane:
+/// committer threads (one per batch that may be in flight, each batch on a connection of its own) has its own lane:
 /// it sleeps until writes are queued there, takes everything queued (up to the batch limit), commits it as one batch
 /// and runs the batch's completions; then takes what was queued meanwhile. Under load the threads are seldom asleep:
 /// each batch holds every write queued while the last one was on the wire, and a submitter's enqueue costs a lock
-/// and no wake-up.
+/// and no wake-up. A thread that holds its writes back (`DeferredCommits`) queues them without waking anyone until
+/// it flushes, so a committer wakes once for a verifier's few jobs' writes rather than once per write.
 ///
 /// Writes in one lane are committed in the order they were queued, one batch after the other; the caller picks the
 /// lane (for Redis, by the attested key a write touches, so that a client's counter n is never stored after its
