@@ -6,9 +6,17 @@ struct StoreBenchOptions {
     static let usage = """
         usage: attestd-store-bench [--store memory|sqlite|redis] [--path FILE] [--redis-port N] [--redis-pid PID]
                                    [--threads N] [--keys-per-thread N] [--attestations N] [--assertions N]
-                                   [--read-before-advance] [--wait] [--hold N] [--receipt-bytes N]
+                                   [--read-before-advance] [--wait] [--hold N] [--receipt-bytes N] [--work-us N]
+                                   [--completion-work-us N] [--outstanding N]
+                                   [--redis-tls-ca FILE] [--redis-tls-name NAME]
           By default each thread hands its writes over with a completion and holds them back for N writes
           (--hold, default 8) before committing, as the verifier threads do; --wait makes each call and waits for it.
+          --work-us spends N µs of CPU per exchange before its write (a signature check's worth), so that the
+          store's cost shows as throughput lost against the same work with --store memory.
+          --completion-work-us spends N µs of CPU in each write's completion (signing the token's worth).
+          --outstanding: a thread waits for answers once N of its writes are unanswered (default 256), as a
+          server's clients wait for theirs.
+          --redis-tls-ca speaks TLS to Redis, verifying its certificate with FILE for NAME (default 127.0.0.1).
         """
 
     var store = "sqlite"
@@ -23,6 +31,11 @@ struct StoreBenchOptions {
     var wait = false
     var hold = 8
     var receiptBytes = 0
+    var workMicroseconds = 0
+    var maxOutstanding = 256
+    var completionWorkMicroseconds = 0
+    var redisTLSCA: String?
+    var redisTLSName = "127.0.0.1"
 
     init(_ arguments: ArraySlice<String>) throws {
         var arguments = arguments
@@ -48,6 +61,11 @@ struct StoreBenchOptions {
             case "--wait": wait = true
             case "--hold": hold = try integer(argument)
             case "--receipt-bytes": receiptBytes = try integer(argument)
+            case "--work-us": workMicroseconds = try integer(argument)
+            case "--outstanding": maxOutstanding = try integer(argument)
+            case "--completion-work-us": completionWorkMicroseconds = try integer(argument)
+            case "--redis-tls-ca": redisTLSCA = try value(argument)
+            case "--redis-tls-name": redisTLSName = try value(argument)
             default: throw StoreBenchError("unknown option \(argument)")
             }
         }
@@ -62,7 +80,8 @@ struct StoreBenchOptions {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
             return try SQLiteStateStore(SQLiteConfiguration(path: file))
         case "redis":
-            let store = RedisStateStore(RedisConfiguration(port: redisPort, keyPrefix: "bench\(getpid()):"))
+            let tls = redisTLSCA.map { RedisTLSConfiguration(caFilePath: $0, serverName: redisTLSName) }
+            let store = RedisStateStore(RedisConfiguration(port: redisPort, keyPrefix: "bench\(getpid()):", tls: tls))
             try store.ping()
             return store
         default:

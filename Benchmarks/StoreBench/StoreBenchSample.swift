@@ -37,6 +37,7 @@ struct StoreBenchResult {
     let operations: Int
     let before: StoreBenchSample
     let after: StoreBenchSample
+    let timing: SubmitterTiming
 
     func line(name: String) -> String {
         let wall = after.wall - before.wall
@@ -47,6 +48,10 @@ struct StoreBenchResult {
         text += "\(String(format: "%.2f", Double(after.involuntarySwitches - before.involuntarySwitches) / Double(operations))) invol /op"
         if let start = before.serverCPU, let end = after.serverCPU {
             text += "; redis-server CPU \(perOperation(end - start)) µs/op"
+        }
+        text += "; submitters in store calls \(perOperation(Double(timing.inStoreNanoseconds) / 1e9)) µs/op"
+        if timing.completions > 0 {
+            text += ", completions on submitters \(timing.completionsOnSubmitters)/\(timing.completions)"
         }
         return text
     }

@@ -20,12 +20,16 @@ final class StoreWorkload: @unchecked Sendable {
     private let wait: Bool
     private let hold: Int
     private let receipt: [UInt8]?
+    private let workMicroseconds: Int
+    private let maxOutstanding: Int
+    private let completionWorkMicroseconds: Int
     /// Per thread, per key: the last counter used (each thread touches only its own row).
     private var counters: [[UInt32]]
     /// Phases run so far: part of the nonce seed, so no two phases make the same nonces.
     private var phases: UInt64 = 0
 
-    init(store: any StateStore, threads: Int, keysPerThread: Int, wait: Bool, hold: Int, receiptBytes: Int) {
+    init(store: any StateStore, threads: Int, keysPerThread: Int, wait: Bool, hold: Int, receiptBytes: Int,
+         workMicroseconds: Int, completionWorkMicroseconds: Int, maxOutstanding: Int) {
         self.store = store
         self.threads = threads
         self.keysPerThread = keysPerThread
@@ -33,12 +37,16 @@ final class StoreWorkload: @unchecked Sendable {
         self.hold = hold
         receipt = receiptBytes > 0 ? [UInt8](repeating: 0x30, count: receiptBytes) : nil
         counters = Array(repeating: Array(repeating: 0, count: keysPerThread), count: threads)
+        self.workMicroseconds = workMicroseconds
+        self.maxOutstanding = maxOutstanding
+        self.completionWorkMicroseconds = completionWorkMicroseconds
     }
 
     /// Runs `operations` exchanges split over the threads and measures them.
     func run(_ kind: Kind, operations: Int, serverPID: Int32?) throws -> StoreBenchResult {
         let perThread = max(1, operations / threads)
         let failures = LockedCounter()
+        let timing = SubmitterTiming()
         let group = DispatchGroup()
         phases += 1
         let phase = phases
@@ -48,7 +56,7 @@ final class StoreWorkload: @unchecked Sendable {
             let worker = Thread { [self] in
                 defer { group.leave() }
                 do {
-                    try self.loop(kind, thread: thread, phase: phase, count: perThread)
+                    try self.loop(kind, thread: thread, phase: phase, count: perThread, timing: timing)
                 } catch {
                     failures.add(1, "\(error)")
                 }
@@ -59,12 +67,16 @@ final class StoreWorkload: @unchecked Sendable {
         group.wait()
         let after = StoreBenchSample(serverPID: serverPID)
         if let failure = failures.firstFailure { throw StoreBenchError("\(failures.count) threads failed: \(failure)") }
-        return StoreBenchResult(operations: perThread * threads, before: before, after: after)
+        return StoreBenchResult(operations: perThread * threads, before: before, after: after, timing: timing)
     }
 
-    private func loop(_ kind: Kind, thread: Int, phase: UInt64, count: Int) throws(StoreError) {
+    private func loop(_ kind: Kind, thread: Int, phase: UInt64, count: Int, timing: SubmitterTiming) throws(StoreError) {
+        SubmitterThread.markCurrent()
         let commits = wait ? nil : DeferredCommits.enableOnCurrentThread()
         let answers = Outstanding()
+        // Nanoseconds this thread spent inside the store's calls (handing writes over, flushing): time it did not
+        // verify.
+        var inStore: UInt64 = 0
         defer {
             commits?.flush()
             answers.waitForAll()
@@ -85,6 +97,8 @@ final class StoreWorkload: @unchecked Sendable {
             let key = index % keysPerThread
             let keyID = Self.keyID(thread: thread, key: key)
             let now = Int64(Date().timeIntervalSince1970)
+            SubmitterThread.spin(microseconds: workMicroseconds)
+            let entered = SubmitterThread.now()
             switch kind {
             case .attestation:
                 let record = AttestedKeyRecord(
@@ -97,6 +111,8 @@ final class StoreWorkload: @unchecked Sendable {
                 } else {
                     answers.add()
                     store.consumeChallenge(nonce, expiresAt: expiresAt, thenRegister: record) { result in
+                        timing.completed(onSubmitter: SubmitterThread.isCurrent)
+                        SubmitterThread.spin(microseconds: self.completionWorkMicroseconds)
                         answers.done(result.map { $0 ? nil : "a fresh challenge read as consumed" })
                     }
                 }
@@ -112,13 +128,22 @@ final class StoreWorkload: @unchecked Sendable {
                 } else {
                     answers.add()
                     store.consumeChallenge(nonce, expiresAt: expiresAt, thenAdvance: keyID, to: counters[thread][key], now: now) { result in
+                        timing.completed(onSubmitter: SubmitterThread.isCurrent)
+                        SubmitterThread.spin(microseconds: self.completionWorkMicroseconds)
                         answers.done(result.map { $0 == .counter(.advanced) ? nil : "unexpected \($0)" })
                     }
                 }
             }
             if let commits, (index + 1) % hold == 0 { commits.flush() }
+            inStore += SubmitterThread.now() - entered
+            // As a server's clients do, wait for answers once this many requests are in flight: a store that
+            // answers on its own threads would otherwise be handed the whole phase at once.
+            answers.waitUntil(below: maxOutstanding)
         }
+        let entered = SubmitterThread.now()
         commits?.flush()
+        inStore += SubmitterThread.now() - entered
+        timing.add(inStoreNanoseconds: inStore)
         answers.waitForAll()
         if let failure = answers.firstFailure { throw StoreError("bench: \(failure)") }
     }
@@ -156,13 +181,39 @@ final class Outstanding: @unchecked Sendable {
             case .success(nil): break
             }
         }
-        if pending == 0 { condition.broadcast() }
+        condition.broadcast()
     }
 
     func waitForAll() {
+        waitUntil(below: 1)
+    }
+
+    /// Waits until fewer than `limit` writes are pending.
+    func waitUntil(below limit: Int) {
         condition.lock()
-        while pending > 0 { condition.wait() }
+        while pending >= limit { condition.wait() }
         condition.unlock()
+    }
+}
+
+/// How long the submitting threads spent in the store's calls, and how many completions ran on them.
+final class SubmitterTiming: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var inStoreNanoseconds: UInt64 = 0
+    private(set) var completions = 0
+    private(set) var completionsOnSubmitters = 0
+
+    func add(inStoreNanoseconds nanoseconds: UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        inStoreNanoseconds += nanoseconds
+    }
+
+    func completed(onSubmitter: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        completions += 1
+        if onSubmitter { completionsOnSubmitters += 1 }
     }
 }
 

@@ -16,7 +16,9 @@ do {
 do {
     let store = try options.openStore()
     let workload = StoreWorkload(store: store, threads: options.threads, keysPerThread: options.keysPerThread,
-                                 wait: options.wait, hold: options.hold, receiptBytes: options.receiptBytes)
+                                 wait: options.wait, hold: options.hold, receiptBytes: options.receiptBytes,
+                                 workMicroseconds: options.workMicroseconds,
+                                 completionWorkMicroseconds: options.completionWorkMicroseconds, maxOutstanding: options.maxOutstanding)
     // Attestations register the keys the assertions then use.
     let attestations = try workload.run(.attestation, operations: options.attestations, serverPID: options.redisPID)
     print(attestations.line(name: "attestations"))

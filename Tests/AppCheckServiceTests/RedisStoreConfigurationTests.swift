@@ -21,10 +21,11 @@ struct RedisStoreConfigurationTests {
         return nil
     }
 
-    @Test("starts two verifier threads per core with Redis, one per core otherwise, and what the file says if it says")
+    @Test("starts one verifier thread per core with Redis as with any store, and what the file says if it says")
     func verifierThreads() throws {
         let redis = try parse(store: #"{"kind":"redis","redis":{"host":"redis.internal"}}"#)
-        #expect(redis.verifier.effectiveThreads(store: redis.store, cores: 2) == 4)
+        #expect(redis.verifier.effectiveThreads(store: redis.store, cores: 2) == 2)
+        #expect(redis.verifier.effectiveThreads(store: redis.store, cores: 8) == 8)
         let memory = try parse(store: #"{"kind":"memory"}"#)
         #expect(memory.verifier.effectiveThreads(store: memory.store, cores: 2) == 2)
         var chosen = redis.verifier

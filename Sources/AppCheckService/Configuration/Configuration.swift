@@ -104,8 +104,7 @@ public struct Configuration: Sendable {
     }
 
     public struct Verifier: Sendable {
-        /// Worker threads for signatures and state; 0 means one per core, or two per core with Redis
-        /// (`effectiveThreads`).
+        /// Worker threads for signatures and state; 0 means one per core (`effectiveThreads`).
         public var threads: Int
         /// Requests that may wait for a worker; beyond it they are answered UNAVAILABLE at once.
         public var queueCapacity: Int

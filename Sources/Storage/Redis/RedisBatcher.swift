@@ -1,25 +1,57 @@
 import Synchronization
 
-/// Pipelines the store's commands: every command queued while the pipelines in flight are on the wire goes out in a
-/// next one, on one connection, in one write (`GroupCommitter`). A few pipelines may be in flight at once, each on
-/// its own connection, so that a verifier thread with writes to send need not wait for another's round trip. Under load one round trip and one wake-up of redis-server
-/// serve a whole batch, and no verifier thread sleeps waiting for a reply.
+/// Pipelines the store's commands on I/O threads of its own (`ThreadedCommitter`, threads named `redis-io-N`):
+/// callers only queue a command with its completion; each I/O thread sends everything queued as one pipeline, on
+/// its own connection of the pool, in one write, reads the replies and runs the completions. A few pipelines may
+/// be in flight at once, one per I/O thread. Under load one round trip and one wake-up of redis-server serve a whole
+/// batch, and no verifier thread ever waits for a reply or touches a socket.
 ///
 /// Scripts run with EVALSHA once their hash is known. The first batch that uses a script sends it whole (EVAL) and
 /// loads it (SCRIPT LOAD) for the hash; a server that answers NOSCRIPT (after a restart or a failover) gets the
 /// script again in a second round trip, which is safe because a script it did not know did not run.
 final class RedisBatcher: Sendable {
-    private let committer: GroupCommitter<RedisCall, RedisReply>
+    private let committer: ThreadedCommitter<RedisCall, RedisReply>
 
-    init(pool: RedisConnectionPool, maxBatchSize: Int, maxPipelinesInFlight: Int) {
+    /// Starts `maxPipelinesInFlight` I/O threads. A command that waited `commandTimeout` in the queue (the server
+    /// hangs, and every pipeline takes a whole timeout to fail) fails without being sent.
+    ///
+    /// Commands that touch the same key named `orderedKeyPrefix…` (an attested key's record) go through the same I/O
+    /// thread, one pipeline after the other, so they are stored in the order they were queued.
+    init(pool: RedisConnectionPool, maxBatchSize: Int, maxPipelinesInFlight: Int, commandTimeout: Duration,
+         orderedKeyPrefix: [UInt8]) {
         let hashes = ScriptHashes()
-        committer = GroupCommitter(maxBatchSize: maxBatchSize, maxConcurrentBatches: maxPipelinesInFlight,
-                                   closedError: StoreError("redis: the store is closed")) { calls in
+        committer = ThreadedCommitter(
+            threads: maxPipelinesInFlight, name: "redis-io", maxBatchSize: maxBatchSize, maxQueueWait: commandTimeout,
+            closedError: StoreError("redis: the store is closed"),
+            lane: { call in Self.lane(of: call, orderedKeyPrefix: orderedKeyPrefix) }
+        ) { calls in
             Self.send(calls, pool: pool, hashes: hashes)
         }
     }
 
-    /// Queues `call` and returns at once; `completion` gets the reply (a script's error reply is a `StoreError`).
+    /// A hash of the first key of `call` named `orderedKeyPrefix…`, else of its first key: every call that changes
+    /// one attested key's record has the same lane.
+    private static func lane(of call: RedisCall, orderedKeyPrefix: [UInt8]) -> Int {
+        let keys: [[UInt8]]
+        switch call {
+        case .script(_, let scriptKeys, _): keys = scriptKeys
+        case .command(let arguments): keys = arguments.count > 1 ? [(arguments[1] as? [UInt8]) ?? []] : []
+        }
+        guard let key = keys.first(where: { $0.starts(with: orderedKeyPrefix) }) ?? keys.first else { return 0 }
+        var hasher = Hasher()
+        key.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return hasher.finalize()
+    }
+
+    deinit { committer.stop() }
+
+    /// Refuses new commands, answers those queued, and stops the I/O threads.
+    func stop() {
+        committer.stop()
+    }
+
+    /// Queues `call` and returns at once; `completion` gets the reply (a script's error reply is a `StoreError`), on
+    /// an I/O thread.
     func submit(_ call: RedisCall, completion: @escaping StoreCompletion<RedisReply>) {
         committer.submit(call, completion: completion)
     }

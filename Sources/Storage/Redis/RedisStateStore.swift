@@ -1,8 +1,9 @@
 /// The state store of a cluster: every node talks to the same Redis. Consuming a challenge or token is one
 /// `SET key 1 NX EXAT expiresAt` (Redis drops it at expiry); each key is a hash, changed only by server-side
 /// scripts so that compare-and-advance, registration and revocation are atomic across nodes. Scripts are run with
-/// EVALSHA and loaded again when the server answers NOSCRIPT (after a restart or a failover). Writes are pipelined:
-/// those queued while one pipeline is on the wire go out together in the next (`RedisBatcher`).
+/// EVALSHA and loaded again when the server answers NOSCRIPT (after a restart or a failover). Writes are pipelined by
+/// the store's own I/O threads: those queued while one pipeline is on the wire go out together in the next
+/// (`RedisBatcher`), and a write handed over with a completion is answered on an I/O thread.
 ///
 /// How durable an answer is depends on the server: with `appendonly yes` and `appendfsync always` an acknowledged
 /// consume survives a Redis crash; with the default `everysec` up to a second of them may be lost.
@@ -15,15 +16,25 @@ public final class RedisStateStore: StateStore {
     /// Commands per pipeline at most: enough to share a round trip widely, few enough that one reply of a batch
     /// never waits for thousands of others.
     static let maxPipeline = 256
-    /// Pipelines in flight at most (each on its own connection of the pool).
+    /// Pipelines in flight at most: one per I/O thread, each on its own connection of the pool. Two, so that a
+    /// batch need not wait for the other's round trip (nor for the other's completions to run).
     static let maxPipelinesInFlight = 2
 
     /// Connects lazily: the first call opens the first connection, so attestd can start while Redis is down.
+    /// Starts the store's I/O threads (`redis-io-0`, …).
     public init(_ configuration: RedisConfiguration) {
         pool = RedisConnectionPool(configuration)
         batcher = RedisBatcher(pool: pool, maxBatchSize: Self.maxPipeline,
-                               maxPipelinesInFlight: max(1, min(configuration.poolSize, Self.maxPipelinesInFlight)))
+                               maxPipelinesInFlight: max(1, min(configuration.poolSize, Self.maxPipelinesInFlight)),
+                               commandTimeout: .milliseconds(configuration.commandTimeoutMilliseconds),
+                               orderedKeyPrefix: Array((configuration.keyPrefix + "key:").utf8))
         prefix = configuration.keyPrefix
+    }
+
+    /// Refuses new writes (each is answered with a `StoreError`), answers every write already queued (stored, or a
+    /// `StoreError`), and stops the I/O threads. Also done when the store is released.
+    public func close() {
+        batcher.stop()
     }
 
     /// Checks that Redis answers (with the configured credentials).

@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Group commit that never parks a caller: a write is queued with a completion, and the caller goes on. A caller
-/// that finds no commit in progress (or fewer than the limit) becomes a leader: it commits everything queued so far as one batch (one SQLite
-/// transaction, one Redis pipeline), lets the next caller lead the next batch, and then runs this batch's
+/// that finds no commit in progress (or fewer than the limit) becomes a leader: it commits everything queued so far
+/// as one batch (one SQLite transaction), lets the next caller lead the next batch, and then runs this batch's
 /// completions. So a lone write is committed on its caller's thread without a thread switch, and under load a batch
 /// holds every write queued while the last one committed: batches grow with the load, and the fixed cost of a
 /// commit (file locks, WAL frames, a round trip) is shared by more writes the busier the store is.
@@ -11,7 +11,10 @@ import Synchronization
 /// thread (two on this machine), so every write still paid most of a commit, and a sleeping verifier was one fewer
 /// core verifying.
 ///
-/// With more than one batch in flight (Redis), writes waiting for different batches may be stored in another order
+/// The SQLite store commits this way (its commit is CPU and fsync, one writer at a time); the Redis store, whose
+/// commit is a round trip, commits on threads of its own (`ThreadedCommitter`) so that no caller waits for a reply.
+///
+/// With more than one batch in flight, writes waiting for different batches may be stored in another order
 /// than they were handed over, as concurrent requests to several nodes may be anyway; each write is atomic alone.
 ///
 /// A batch either commits whole or fails whole (the `commit` function's choice per write): nobody is told
@@ -36,8 +39,8 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
 
     private let queue = Mutex(Queue())
     private let maxBatchSize: Int
-    /// How many batches may be committing at once: 1 for a SQLite file (one writer), more for Redis, where a batch
-    /// waits for a round trip that another batch can share.
+    /// How many batches may be committing at once: 1 for a SQLite file (one writer); more where a batch waits for
+    /// something another batch can share.
     private let maxLeaders: Int
     private let commit: Commit
     /// What a write submitted after `stop()` is told.
@@ -134,8 +137,8 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
     }
 }
 
-/// One caller's outcome, for `submitAndWait`.
-private final class Answer<Outcome: Sendable>: @unchecked Sendable {
+/// One caller's outcome, for `submitAndWait` (of this and `ThreadedCommitter`).
+final class Answer<Outcome: Sendable>: @unchecked Sendable {
     private let lock = ConditionLock()
     // Guarded by `lock`.
     private var outcome: Result<Outcome, StoreError>?
