@@ -25,10 +25,14 @@ public struct HTTPServerConfiguration: Sendable {
     /// window) and has made no progress sending it for this many seconds is cut off: a peer that stops reading
     /// must not pin responses in memory.
     public var writeStallTimeoutSeconds: Int = 30
-    /// An HTTP/2 response body must be taken by the peer in full within this many seconds of being ready, or the
-    /// connection is cut off with GOAWAY(ENHANCE_YOUR_CALM). A peer that opens its flow-control window a byte at a
-    /// time (a WINDOW_UPDATE trickle) makes progress, so the write-stall timeout alone would never end it; our
-    /// responses are a few KiB, which any honest client takes in well under a second.
+    /// Responses must be taken by the peer within this many seconds, or the connection is cut off (HTTP/2 with
+    /// GOAWAY(ENHANCE_YOUR_CALM), HTTP/1.1 closed). Two deadlines: an HTTP/2 response body must leave nghttp2 in
+    /// full within this long of being ready (a peer that opens its flow-control window a byte at a time, a
+    /// WINDOW_UPDATE trickle), and no byte of output may wait in the connection's buffer for the socket longer
+    /// than this (a peer that reads its socket a byte at a time through a tiny receive buffer). Both make
+    /// progress, so the write-stall timeout alone would never end them. Our responses are a few KiB, which any
+    /// honest client takes in well under a second; the buffer holds at most ``maxBufferedOutputBytes`` ahead of
+    /// any byte, so a client reading at 35 KB/s or more is never cut off by the default (1 MiB in 30 s).
     public var responseDrainTimeoutSeconds: Int = 30
     /// A request that has begun must arrive in full within this many seconds (while no other request on the
     /// connection completes), or the connection is cut off: a slowloris peer trickling headers or a body byte by
