@@ -418,6 +418,79 @@ def test_a_slow_reader_is_closed_after_the_write_stall_timeout(target: Target) -
     assert scrape(target.port)['attestd_shed_total{reason="write_stall"}'] > stalled
 
 
+JWKS_PATH = "/v1/jwks"
+
+
+def test_a_byte_at_a_time_reader_is_cut_off_after_the_response_drain_timeout(target: Target) -> None:
+    # Each peer asks for a pile of answers (JWKS) and then takes them 16 bytes at a time through a tiny receive
+    # buffer: every write makes progress, so the write-stall timeout never fires, and its HTTP/2 windows are wide
+    # open, so there is no body for the response-drain deadline to hold either. Only the age of the oldest byte
+    # the peer has not taken ends it: past responseDrainTimeoutSeconds, HTTP/2 gets GOAWAY(ENHANCE_YOUR_CALM)
+    # queued behind what it has not read (and is reset if it does not take it), HTTP/1.1 is reset at once.
+    drain = ADMISSION["responseDrainTimeoutSeconds"]
+    answers = 16
+    http1_request = f"GET {JWKS_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode() * answers
+
+    def attack() -> None:
+        http2 = [RawH2(target.port, source=f"127.0.9.{index + 1}", settings={0x4: 1 << 30}, rcvbuf=2048)
+                 for index in range(10)]
+        http1 = [connect(target.port, source=f"127.0.10.{index + 1}", rcvbuf=2048) for index in range(10)]
+        for peer in http2:
+            peer.send(RawH2.window_update(0, 1 << 30)
+                      + b"".join(peer.headers(sid, JWKS_PATH) for sid in range(1, 2 * answers, 2)))
+        for sock in http1:
+            sock.sendall(http1_request)
+            sock.setblocking(False)
+        started = time.monotonic()
+        stalled = scrape(target.port)['attestd_shed_total{reason="write_stall"}']
+        reset: set[int] = set()
+        cut_after = None
+        while time.monotonic() - started < drain + 3:
+            for index, sock in enumerate(http1):
+                if index not in reset:
+                    try:
+                        if sock.recv(16) == b"":
+                            reset.add(index)
+                    except BlockingIOError:
+                        pass
+                    except OSError:
+                        reset.add(index)
+            for peer in http2:  # kept unparsed until the end: a slow reader does not answer SETTINGS either
+                try:
+                    peer.buffer += peer.sock.recv(16, socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    pass
+            time.sleep(0.1)
+            if scrape(target.port)['attestd_shed_total{reason="write_stall"}'] >= stalled + len(http1) + len(http2):
+                cut_after = time.monotonic() - started
+                break
+        assert cut_after is not None, "the byte-at-a-time readers were not all cut off"
+        # Nothing was cut before the bound; every peer was, within the bound and the once-a-second check.
+        assert drain <= cut_after < drain + 2.5, f"cut off after {cut_after:.1f} s"
+        # The HTTP/1.1 readers were reset: what is left in their receive buffers, then the end.
+        for index, sock in enumerate(http1):
+            sock.settimeout(1)
+            try:
+                while sock.recv(1 << 16):
+                    pass
+                reset.add(index)
+            except (socket.timeout, TimeoutError):
+                pass
+            except OSError:
+                reset.add(index)
+            sock.close()
+        assert len(reset) == len(http1), f"only {len(reset)} of {len(http1)} HTTP/1.1 readers were closed"
+        # Read at full speed now, each HTTP/2 peer finds the GOAWAY behind what it had left unread.
+        for peer in http2:
+            expect_goaway(peer, ENHANCE_YOUR_CALM, timeout=2)
+
+    under_attack(target, "byte-at-a-time reader", attack, seconds=0)
+    reasons = [record for record in target.server.log_records()
+               if record.get("msg") == "cutting off a connection whose peer reads its responses too slowly"]
+    assert len(reasons) >= 20, "no log line says why the slow readers were cut off"
+    assert all(record.get("peer", "").startswith(("127.0.9.", "127.0.10.")) for record in reasons)
+
+
 def test_a_slowloris_request_is_cut_off_after_the_request_timeout(target: Target) -> None:
     def attack() -> None:
         # HTTP/1.1: a request head trickled a header at a time; HTTP/2: a request body trickled a byte at a time.

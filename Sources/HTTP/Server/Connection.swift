@@ -225,8 +225,11 @@ final class Connection {
                 guard !isClosed, case .http1(let http1) = session, http1.resumeIfPossible() else { break writing }
                 continue
             }
+            // One clock read per write: when new output was produced (for the slow-reader check), and when bytes
+            // last moved (for the idle timeout).
+            let now = MonotonicClock.nanoseconds()
             let owed = outputAges.written &+ UInt64(pendingOutputBytes)
-            if owed > outputAges.produced { outputAges.produced(through: owed, now: MonotonicClock.nanoseconds()) }
+            if owed > outputAges.produced { outputAges.produced(through: owed, now: now) }
             let result = output.withUnsafeBytes { all in
                 let pending = UnsafeRawBufferPointer(rebasing: all[outputStart...])
                 if let memoryOutput {
@@ -237,7 +240,7 @@ final class Connection {
             }
             switch result {
             case .bytes(let count):
-                lastActivity = MonotonicClock.nanoseconds()
+                lastActivity = now
                 writeProgress &+= 1
                 outputAges.wrote(count)
                 outputStart += count
