@@ -22,8 +22,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// HTTP/1.1 request line) within this many seconds, or it is closed: a slot held by a silent peer is a slot lost.
     public var handshakeTimeoutSeconds: Int = 10
     /// A connection that owes output (unsent bytes, or HTTP/2 response data held back by the peer's flow-control
-    /// window) and has made no progress sending it for this many seconds is cut off: a peer that stops reading
-    /// must not pin responses in memory.
+    /// window) and has made no progress sending it for this many seconds (no byte written to the socket, none
+    /// taken by the peer) is cut off: a peer that stops reading must not pin responses in memory.
     public var writeStallTimeoutSeconds: Int = 30
     /// Responses must be taken by the peer within this many seconds, or the connection is cut off (HTTP/2 with
     /// GOAWAY(ENHANCE_YOUR_CALM), HTTP/1.1 closed). Two deadlines: an HTTP/2 response body must leave nghttp2 in

@@ -402,7 +402,10 @@ final class Connection {
             return
         }
         if checkRequestTimeout(now: now) || checkResponseDrain(now: now) || checkOutputDrain(now: now) { return }
-        var progress = writeProgress
+        // Bytes the peer took count as progress even when the socket took none: with TCP_NOTSENT_LOWAT a slow
+        // reader's socket is writable only now and then. A reader that is slow, not stopped, is the response-drain
+        // check's (checkOutputDrain, just above, which also brought `taken` up to date).
+        var progress = writeProgress &+ outputAges.taken
         var owesOutput = pendingOutputBytes > 0
         if case .http2(let http2) = session {
             progress &+= http2.dataFramesSent

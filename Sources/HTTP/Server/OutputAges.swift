@@ -17,6 +17,9 @@ struct OutputAges {
     private(set) var produced: UInt64 = 0
     /// Bytes the socket has accepted so far (some perhaps still in the kernel's send buffer).
     private(set) var written: UInt64 = 0
+    /// Bytes the peer had taken at the last ``oldestUntaken(unacknowledged:)``: the write-stall check's measure of
+    /// progress for a peer that reads slowly, whose socket may take no new bytes for a while (TCP_NOTSENT_LOWAT).
+    private(set) var taken: UInt64 = 0
     /// `(end, at)`: the bytes before offset `end` (and after the previous mark's) were produced at time `at`
     /// (``MonotonicClock``). Those before `marks[head]` are known to have been taken by the peer.
     private var marks: [(end: UInt64, at: UInt64)] = []
@@ -60,7 +63,7 @@ struct OutputAges {
     /// When the oldest byte the peer has not taken was produced, given how many of the bytes written the kernel
     /// still holds unacknowledged; nil when the peer has taken everything.
     mutating func oldestUntaken(unacknowledged: Int) -> UInt64? {
-        let taken = written &- min(written, UInt64(max(0, unacknowledged)))
+        taken = written &- min(written, UInt64(max(0, unacknowledged)))
         while head < marks.count, marks[head].end <= taken { head += 1 }
         if head == marks.count {
             // All taken: give back the memory of a long backlog, keep a small array for the next burst.
