@@ -293,9 +293,6 @@ final class HTTP2Session {
         return true
     }
 
-    /// Whether a GOAWAY can still be queued: the session has neither failed nor cut the peer off already.
-    var canGoAway: Bool { !failed && !cutOff }
-
     /// The peer reads its responses from the socket more slowly than the response-drain timeout allows (a reader
     /// taking a byte at a time): GOAWAY(ENHANCE_YOUR_CALM). Returns false if the session had already ended.
     func goAwayBecauseReadTooSlowly() -> Bool {

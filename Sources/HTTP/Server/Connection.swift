@@ -375,8 +375,9 @@ final class Connection {
 
     /// Called about once a second: closes a connection that sent no HTTP within the handshake timeout, one whose
     /// request trickles in past the request timeout, one whose HTTP/2 response bodies are taken past the
-    /// response-drain timeout, and one whose owed output made no progress for the write-stall timeout (HTTP/2:
-    /// GOAWAY(ENHANCE_YOUR_CALM) first when the socket still takes bytes).
+    /// response-drain timeout, one whose peer has not taken a byte of output produced longer ago than that
+    /// timeout (a byte-at-a-time reader), and one whose owed output made no progress for the write-stall timeout
+    /// (HTTP/2: GOAWAY(ENHANCE_YOUR_CALM) first when the socket still takes bytes).
     func checkTimeouts(now: UInt64) {
         if let lingerDeadline {
             if now >= lingerDeadline { close() }
@@ -505,9 +506,9 @@ final class Connection {
         context.abuse.stalledConnections.add(1, ordering: .relaxed)
         let unsent = pendingOutputBytes
         var dropped = 0
-        if case .http2(let http2) = session, http2.canGoAway {
+        // nghttp2 serializes the GOAWAY at the next flush, so it follows whatever dropUnsentFrames keeps.
+        if case .http2(let http2) = session, http2.goAwayBecauseReadTooSlowly() {
             dropped = dropUnsentFrames()
-            _ = http2.goAwayBecauseReadTooSlowly()
             closeWhenFlushed = true
             cutOffDeadline = now &+ Self.lingerNanoseconds
             loop.markDirty(self)
