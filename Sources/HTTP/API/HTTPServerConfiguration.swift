@@ -31,8 +31,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// WINDOW_UPDATE trickle), and no byte of output may wait in the connection's buffer for the socket longer
     /// than this (a peer that reads its socket a byte at a time through a tiny receive buffer). Both make
     /// progress, so the write-stall timeout alone would never end them. Our responses are a few KiB, which any
-    /// honest client takes in well under a second; the buffer holds at most ``maxBufferedOutputBytes`` ahead of
-    /// any byte, so a client reading at 35 KB/s or more is never cut off by the default (1 MiB in 30 s).
+    /// honest client takes in well under a second; at most ``maxBufferedOutputBytes`` and 128 KiB in the kernel
+    /// wait ahead of any byte, so a client reading at 40 KB/s or more is never cut off by the default (30 s).
     public var responseDrainTimeoutSeconds: Int = 30
     /// A request that has begun must arrive in full within this many seconds (while no other request on the
     /// connection completes), or the connection is cut off: a slowloris peer trickling headers or a body byte by

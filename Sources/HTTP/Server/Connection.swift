@@ -495,9 +495,9 @@ final class Connection {
     /// The rule is the age of a byte, not how long output has been owed, so an honest client on a slow link is
     /// cut only if more than (its reading rate x the timeout) is queued ahead of some byte. Ahead of any byte are
     /// at most our buffer (``HTTPServerConfiguration/maxBufferedOutputBytes``, 1 MiB; HTTP/1.1 pipelining stops at
-    /// 64 KiB) and the kernel's send buffer, which Linux sizes from the connection's delivery rate (a few round
-    /// trips' worth for a client that reads): a client taking 35 KB/s or more never lets a byte wait 30 s behind a
-    /// full 1 MiB buffer, however long it keeps the server busy, and our answers are a few KiB.
+    /// 64 KiB) and the kernel's send queue (at most 128 KiB not yet sent, `EventLoop.unsentLowWaterBytes`, plus
+    /// what is in flight, about a round trip's worth): a client taking 40 KB/s or more never lets a byte wait 30 s,
+    /// however long it keeps the server busy, and our answers are a few KiB.
     private func checkOutputDrain(now: UInt64) -> Bool {
         guard !outputAges.isEmpty, let since = outputAges.oldestUntaken(unacknowledged: unacknowledgedBytes)
         else { return false }
