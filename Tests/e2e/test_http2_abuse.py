@@ -14,6 +14,7 @@ printed by each test (`pytest -s`).
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import socket
@@ -416,6 +417,196 @@ def test_a_slow_reader_is_closed_after_the_write_stall_timeout(target: Target) -
     stalled = scrape(target.port)['attestd_shed_total{reason="write_stall"}']
     under_attack(target, "slow reader", attack, seconds=0)
     assert scrape(target.port)['attestd_shed_total{reason="write_stall"}'] > stalled
+
+
+JWKS_PATH = "/v1/jwks"
+
+
+class SlowTLSPeer:
+    """An HTTP/2 client over TLS that takes bytes from its TCP socket itself, a few at a time, and decrypts them
+    only at the end (`ssl.MemoryBIO`): an SSL socket would pull in a whole 16 KiB record before handing out a
+    byte, which the server sees as a stall, not a trickle."""
+
+    def __init__(self, port: int, source: str, context: ssl.SSLContext) -> None:
+        self.sock = connect(port, source, rcvbuf=2048)
+        self.incoming, self.outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self.tls = context.wrap_bio(self.incoming, self.outgoing, server_hostname="localhost")
+        while True:
+            try:
+                self.tls.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                self._flush()
+                data = self.sock.recv(1 << 16)
+                assert data, "the server closed the connection during the TLS handshake"
+                self.incoming.write(data)
+        self.encoder = hpack.Encoder()
+        self.port = port
+        self.send(PREFACE + RawH2.settings({0x4: 1 << 30}) + RawH2.window_update(0, 1 << 30))
+
+    def _flush(self) -> None:
+        data = self.outgoing.read()
+        if data:
+            self.sock.sendall(data)
+
+    def send(self, data: bytes) -> None:
+        self.tls.write(data)
+        self._flush()
+
+    def request(self, stream_ids: range, path: str) -> None:
+        headers = [(":method", "GET"), (":scheme", "https"), (":path", path), (":authority", f"127.0.0.1:{self.port}")]
+        self.send(b"".join(HeadersFrame(sid, data=self.encoder.encode(headers), flags=["END_HEADERS", "END_STREAM"])
+                           .serialize() for sid in stream_ids))
+
+    def read_slowly(self, limit: int) -> None:
+        try:
+            self.incoming.write(self.sock.recv(limit, socket.MSG_DONTWAIT))
+        except BlockingIOError:
+            pass
+
+    def wait_for_goaway(self, timeout: float) -> int | None:
+        """Reads and decrypts at full speed; the error code of the first GOAWAY, None if the connection ended (or
+        time ran out) without one."""
+        plain = b""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                data = self.sock.recv(1 << 16)
+            except (socket.timeout, TimeoutError, OSError):
+                break
+            if not data:
+                break
+            self.incoming.write(data)
+            try:
+                while chunk := self.tls.read(1 << 16):
+                    plain += chunk
+            except (ssl.SSLWantReadError, ssl.SSLZeroReturnError):
+                pass
+            if (code := self._goaway_code(plain)) is not None:
+                return code
+        return self._goaway_code(plain)
+
+    @staticmethod
+    def _goaway_code(plain: bytes) -> int | None:
+        offset = 0
+        while offset + 9 <= len(plain):
+            length, kind = int.from_bytes(plain[offset:offset + 3], "big"), plain[offset + 3]
+            if offset + 9 + length > len(plain):
+                return None
+            if kind == 0x7:  # GOAWAY: last stream id, then the error code
+                return int.from_bytes(plain[offset + 13:offset + 17], "big")
+            offset += 9 + length
+        return None
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_a_byte_at_a_time_reader_is_cut_off_after_the_response_drain_timeout(
+        target: Target, tls_files: tuple[Path, Path]) -> None:
+    # Each peer asks for a pile of answers (JWKS, 462 bytes each) and then takes them 16 bytes at a time through a
+    # tiny receive buffer: it keeps taking bytes, so it is not stalled, and its HTTP/2 windows are wide open, so
+    # there is no body held back for the flow-control deadline either. Only the age of the oldest byte the peer
+    # has not taken ends it: past responseDrainTimeoutSeconds, HTTP/2 gets GOAWAY(ENHANCE_YOUR_CALM) queued
+    # behind what it has not read (and is reset if it does not take that), HTTP/1.1 is reset at once. One HTTP/2
+    # peer over TLS asks for more than the kernel takes (128 KiB unsent, TCP_NOTSENT_LOWAT), so that the server
+    # drops whole frames from its own buffer before the GOAWAY, keeping the TLS record OpenSSL may be retrying.
+    drain = ADMISSION["responseDrainTimeoutSeconds"]
+    answers = 16
+    http1_request = f"GET {JWKS_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode() * answers
+    context = ssl.create_default_context(cafile=str(tls_files[0]))
+    context.set_alpn_protocols(["h2"])
+
+    def attack() -> None:
+        http2 = {f"127.0.9.{index + 1}": RawH2(target.port, source=f"127.0.9.{index + 1}", settings={0x4: 1 << 30},
+                                               rcvbuf=2048) for index in range(10)}
+        http1 = {f"127.0.10.{index + 1}": connect(target.port, source=f"127.0.10.{index + 1}", rcvbuf=2048)
+                 for index in range(10)}
+        over_tls = {"127.0.11.1": SlowTLSPeer(target.server.tls_port, "127.0.11.1", context)}
+        stalled = scrape(target.port)['attestd_shed_total{reason="write_stall"}']
+        log_offset = target.server.log_path.stat().st_size
+        started = time.monotonic()
+        for peer in http2.values():
+            peer.send(RawH2.window_update(0, 1 << 30)
+                      + b"".join(peer.headers(sid, JWKS_PATH) for sid in range(1, 2 * answers, 2)))
+        for batch in range(5):  # 450 answers (about 220 KB), 90 at a time: within the concurrent-stream limit
+            over_tls["127.0.11.1"].request(range(180 * batch + 1, 180 * (batch + 1), 2), JWKS_PATH)
+            time.sleep(0.02)
+        for sock in http1.values():
+            sock.sendall(http1_request)
+            sock.setblocking(False)
+        # Read slowly until the server's log says a peer was cut off, then read that peer at full speed: HTTP/2
+        # finds the GOAWAY behind what it had left unread (before the server gives up and resets it), HTTP/1.1
+        # finds the end. The log, not /metrics: scraping ten times a second would cost the probe more than the
+        # attack does.
+        cut_at: dict[str, float] = {}
+        while time.monotonic() - started < drain + 3 and (http1 or http2 or over_tls):
+            for sock in http1.values():
+                try:
+                    sock.recv(16)
+                except OSError:
+                    pass  # nothing yet (EAGAIN), or already reset: the log says which
+            for peer in http2.values():  # kept unparsed until cut off: a slow reader does not answer SETTINGS either
+                try:
+                    peer.buffer += peer.sock.recv(16, socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    pass
+            for peer in over_tls.values():
+                # A little more at a time over TLS (5 KB/s): a receiver opens its TCP window only once a segment's
+                # worth is free, and a peer that acknowledges nothing for the write-stall timeout is another test's.
+                peer.read_slowly(512)
+            time.sleep(0.1)
+            for host in cut_off_peers(target.server.log_path, log_offset):
+                if host in cut_at:
+                    continue
+                cut_at[host] = time.monotonic() - started
+                if host in http2:
+                    expect_goaway(http2.pop(host), ENHANCE_YOUR_CALM, timeout=2)
+                elif host in over_tls:
+                    peer = over_tls.pop(host)
+                    assert peer.wait_for_goaway(timeout=2) == ENHANCE_YOUR_CALM, "no GOAWAY(ENHANCE_YOUR_CALM) over TLS"
+                    peer.close()
+                elif host in http1:
+                    assert reset_or_closed(http1.pop(host)), "an HTTP/1.1 reader was not closed"
+        assert not (http1 or http2 or over_tls), f"not cut off: {sorted([*http1, *http2, *over_tls])}"
+        # None was cut before its oldest byte was that old; every one within the bound and the once-a-second check.
+        first, last = min(cut_at.values()), max(cut_at.values())
+        assert drain <= first and last < drain + 2.5, f"cut off after {first:.1f} to {last:.1f} s"
+        assert scrape(target.port)['attestd_shed_total{reason="write_stall"}'] >= stalled + len(cut_at)
+
+    under_attack(target, "byte-at-a-time reader", attack, seconds=0)
+    reasons = [record for record in target.server.log_records()
+               if record.get("msg") == "cutting off a connection whose peer reads its responses too slowly"]
+    assert all(record.get("peer", "").startswith(("127.0.9.", "127.0.10.", "127.0.11.")) for record in reasons)
+    # Over TLS, frames were dropped from the server's buffer, and what went out instead still ended in a GOAWAY
+    # the peer could parse (checked in the attack).
+    assert any(int(record.get("droppedBytes", "0")) > 0 for record in reasons
+               if record.get("peer", "").startswith("127.0.11.")), "no frames were dropped over TLS"
+
+
+def cut_off_peers(log_path: Path, offset: int) -> list[str]:
+    """The hosts of the peers the server's log (from `offset` on) says it cut off for reading too slowly."""
+    with open(log_path, "rb") as log:
+        log.seek(offset)
+        lines = log.read().decode(errors="replace").splitlines()
+    message = '"cutting off a connection whose peer reads its responses too slowly"'
+    return [json.loads(line)["peer"].rsplit(":", 1)[0] for line in lines if message in line and line.endswith("}")]
+
+
+def reset_or_closed(sock: socket.socket) -> bool:
+    """Reads what is left; True once the connection ends (reset or closed) within a second."""
+    sock.settimeout(1)
+    try:
+        while sock.recv(1 << 16):
+            pass
+        return True
+    except (socket.timeout, TimeoutError):
+        return False
+    except OSError:
+        return True
+    finally:
+        sock.close()
 
 
 def test_a_slowloris_request_is_cut_off_after_the_request_timeout(target: Target) -> None:

@@ -21,7 +21,8 @@ extension Configuration {
         public var writeStallTimeoutSeconds: Int = 30
         /// Seconds a request may take to arrive once begun (slowloris); HTTP/2 peers get GOAWAY(ENHANCE_YOUR_CALM).
         public var requestTimeoutSeconds: Int = 30
-        /// Seconds an HTTP/2 peer has to take a response body in full (a WINDOW_UPDATE trickle); then
+        /// Seconds an HTTP/2 peer has to take a response body in full (a WINDOW_UPDATE trickle), and any peer to take
+        /// a byte of output from the socket (a byte-at-a-time reader); then cut off, HTTP/2 with
         /// GOAWAY(ENHANCE_YOUR_CALM).
         public var responseDrainTimeoutSeconds: Int = 30
         /// Header fields per request beyond which it is answered 431.

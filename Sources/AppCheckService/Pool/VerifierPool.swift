@@ -165,7 +165,9 @@ private final class JobQueue: @unchecked Sendable {
             condition.unlock()
             let acted = beforeWaiting()
             condition.lock()
-            if acted { continue }
+            // A job put (or a close) while the lock was released signalled no one: look again before waiting, or
+            // that job waits for the next put's signal (a pool created and fed at once hung the TSan run this way).
+            if acted || stored > 0 || closed { continue }
             waiting += 1
             condition.wait()
             waiting -= 1

@@ -22,13 +22,17 @@ public struct HTTPServerConfiguration: Sendable {
     /// HTTP/1.1 request line) within this many seconds, or it is closed: a slot held by a silent peer is a slot lost.
     public var handshakeTimeoutSeconds: Int = 10
     /// A connection that owes output (unsent bytes, or HTTP/2 response data held back by the peer's flow-control
-    /// window) and has made no progress sending it for this many seconds is cut off: a peer that stops reading
-    /// must not pin responses in memory.
+    /// window) and has made no progress sending it for this many seconds (no byte written to the socket, none
+    /// taken by the peer) is cut off: a peer that stops reading must not pin responses in memory.
     public var writeStallTimeoutSeconds: Int = 30
-    /// An HTTP/2 response body must be taken by the peer in full within this many seconds of being ready, or the
-    /// connection is cut off with GOAWAY(ENHANCE_YOUR_CALM). A peer that opens its flow-control window a byte at a
-    /// time (a WINDOW_UPDATE trickle) makes progress, so the write-stall timeout alone would never end it; our
-    /// responses are a few KiB, which any honest client takes in well under a second.
+    /// Responses must be taken by the peer within this many seconds, or the connection is cut off (HTTP/2 with
+    /// GOAWAY(ENHANCE_YOUR_CALM), HTTP/1.1 closed). Two deadlines: an HTTP/2 response body must leave nghttp2 in
+    /// full within this long of being ready (a peer that opens its flow-control window a byte at a time, a
+    /// WINDOW_UPDATE trickle), and no byte of output may wait in the connection's buffer for the socket longer
+    /// than this (a peer that reads its socket a byte at a time through a tiny receive buffer). Both make
+    /// progress, so the write-stall timeout alone would never end them. Our responses are a few KiB, which any
+    /// honest client takes in well under a second; at most ``maxBufferedOutputBytes`` and 128 KiB in the kernel
+    /// wait ahead of any byte, so a client reading at 40 KB/s or more is never cut off by the default (30 s).
     public var responseDrainTimeoutSeconds: Int = 30
     /// A request that has begun must arrive in full within this many seconds (while no other request on the
     /// connection completes), or the connection is cut off: a slowloris peer trickling headers or a body byte by

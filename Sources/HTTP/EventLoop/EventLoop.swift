@@ -55,6 +55,12 @@ final class EventLoop: @unchecked Sendable {
     private static let tickNanos: Int = 100_000_000
     /// Ticks per pass over all connections' timeouts: 10 ticks of 100 ms, once a second.
     private static let scanSlices = 10
+    /// TCP_NOTSENT_LOWAT for accepted sockets: the kernel takes no more than this beyond what is in flight. Without
+    /// it Linux grows a socket's send buffer to `tcp_wmem`'s maximum (4 MiB): a peer reading through a tiny window
+    /// then parks megabytes of kernel memory per connection, and even a client reading steadily at 800 KB/s had
+    /// 4 MB (5 s) queued ahead of its next byte. With it, output waits in the connection's own buffer, which
+    /// back-pressure caps and the slow-reader check can see and drop (see `Connection.checkOutputDrain`).
+    static let unsentLowWaterBytes: Int32 = 128 * 1024
 
     init(context: ServerContext, index: Int) throws(HTTPServerError) {
         self.context = context
@@ -358,6 +364,8 @@ final class EventLoop: @unchecked Sendable {
             }
             var one: Int32 = 1
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            var lowWater = EventLoop.unsentLowWaterBytes
+            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &lowWater, socklen_t(MemoryLayout<Int32>.size))
             let peer = SocketAddress.describe(address)
             let limitsAddresses = context.configuration.maxConnectionsPerAddress > 0
             if limitsAddresses, !context.admitConnection(from: peer.host) {

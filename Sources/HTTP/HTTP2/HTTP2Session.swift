@@ -293,6 +293,14 @@ final class HTTP2Session {
         return true
     }
 
+    /// The peer reads its responses from the socket more slowly than the response-drain timeout allows (a reader
+    /// taking a byte at a time): GOAWAY(ENHANCE_YOUR_CALM). Returns false if the session had already ended.
+    func goAwayBecauseReadTooSlowly() -> Bool {
+        guard !failed, !cutOff else { return false }
+        cutOff(NGHTTP2_ENHANCE_YOUR_CALM, reason: "responses read from the socket too slowly")
+        return true
+    }
+
     /// The peer let responses sit unsent past the write-stall timeout: GOAWAY(ENHANCE_YOUR_CALM). Returns false
     /// if the session had already ended.
     func goAwayBecauseStalled() -> Bool {

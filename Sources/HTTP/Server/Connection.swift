@@ -34,10 +34,18 @@ final class Connection {
     /// of losing it to the reset that closing with unread input would send.
     private var lingerDeadline: UInt64?
     private static let lingerNanoseconds: UInt64 = 2_000_000_000
+    /// Set when a slow reader was cut off with a GOAWAY queued behind what it had not yet read: closed at this
+    /// time if it has not taken the GOAWAY by then (it is not expected to).
+    private var cutOffDeadline: UInt64?
+    /// When each stretch of output was produced: the slow-reader check (see `checkOutputDrain`).
+    private var outputAges = OutputAges()
 
     /// Bytes produced but not yet accepted by the socket: `output[outputStart...]`.
     var output: [UInt8] = []
     private var outputStart = 0
+    /// HTTP/2: the index in `output` of a frame's first byte, at or before `outputStart`, so that unsent frames can
+    /// be told apart from the one the socket is partway through (see `dropUnsentFrames`).
+    private var frameCursor = 0
     var pendingOutputBytes: Int { output.count - outputStart }
 
     /// Close as soon as the pending output has been written (fatal protocol error, `Connection: close`...).
@@ -217,6 +225,11 @@ final class Connection {
                 guard !isClosed, case .http1(let http1) = session, http1.resumeIfPossible() else { break writing }
                 continue
             }
+            // One clock read per write: when new output was produced (for the slow-reader check), and when bytes
+            // last moved (for the idle timeout).
+            let now = MonotonicClock.nanoseconds()
+            let owed = outputAges.written &+ UInt64(pendingOutputBytes)
+            if owed > outputAges.produced { outputAges.produced(through: owed, now: now) }
             let result = output.withUnsafeBytes { all in
                 let pending = UnsafeRawBufferPointer(rebasing: all[outputStart...])
                 if let memoryOutput {
@@ -227,13 +240,15 @@ final class Connection {
             }
             switch result {
             case .bytes(let count):
-                lastActivity = MonotonicClock.nanoseconds()
+                lastActivity = now
                 writeProgress &+= 1
+                outputAges.wrote(count)
                 outputStart += count
                 if outputStart == output.count {
                     // Keep a modest buffer for the next turn; give back the memory of a burst.
                     if output.capacity > 256 * 1024 { output = [] } else { output.removeAll(keepingCapacity: true) }
                     outputStart = 0
+                    frameCursor = 0
                 }
             case .wouldBlock:
                 break writing
@@ -246,16 +261,60 @@ final class Connection {
                 return
             }
         }
-        if outputStart > 64 * 1024 {
-            output.removeSubrange(0..<outputStart)
-            outputStart = 0
-        }
+        if outputStart > 64 * 1024 { compactOutput() }
         context.notePendingOutput(pendingOutputBytes)
         if shouldClose {
             closeGracefully()
             return
         }
         updateInterest()
+    }
+
+    /// Gives back the memory of written output. HTTP/2 keeps the frame the socket is partway through, so that
+    /// `frameCursor` still points at a frame's first byte.
+    private func compactOutput() {
+        var keepFrom = outputStart
+        if case .http2 = session {
+            keepFrom = frameStart(atOrBefore: outputStart)
+            guard keepFrom > 0 else { return }
+        }
+        output.removeSubrange(0..<keepFrom)
+        outputStart -= keepFrom
+        frameCursor = 0
+    }
+
+    /// The first byte of the HTTP/2 frame that holds `output[index]` (or ends just before it), walking frame
+    /// headers from `frameCursor`; moves the cursor there.
+    private func frameStart(atOrBefore index: Int) -> Int {
+        while frameCursor + 9 <= output.count {
+            let next = frameCursor + 9 + Self.frameLength(output, at: frameCursor)
+            guard next <= index else { break }
+            frameCursor = next
+        }
+        return frameCursor
+    }
+
+    /// The payload length in the HTTP/2 frame header at `output[index...]` (RFC 9113 §4.1).
+    private static func frameLength(_ output: [UInt8], at index: Int) -> Int {
+        Int(output[index]) << 16 | Int(output[index + 1]) << 8 | Int(output[index + 2])
+    }
+
+    /// HTTP/2: drops the whole frames the socket has not begun to take, keeping the one it is partway through (and,
+    /// over TLS, at least the 16 KiB record OpenSSL may be retrying: a retried `SSL_write` must offer as much as
+    /// before), so that a GOAWAY queued now follows a complete frame. Returns the bytes dropped.
+    private func dropUnsentFrames() -> Int {
+        guard case .http2 = session, pendingOutputBytes > 0 else { return 0 }
+        let keepThrough = tls == nil ? outputStart : outputStart + 16 * 1024
+        var end = frameStart(atOrBefore: outputStart)
+        while end < keepThrough {
+            guard end + 9 <= output.count else { return 0 }
+            end += 9 + Self.frameLength(output, at: end)
+        }
+        guard end < output.count else { return 0 }
+        let dropped = output.count - end
+        output.removeSubrange(end...)
+        outputAges.dropped(after: outputAges.written &+ UInt64(pendingOutputBytes))
+        return dropped
     }
 
     private var shouldClose: Bool {
@@ -316,16 +375,21 @@ final class Connection {
 
     /// Called about once a second: closes a connection that sent no HTTP within the handshake timeout, one whose
     /// request trickles in past the request timeout, one whose HTTP/2 response bodies are taken past the
-    /// response-drain timeout, and one whose owed output made no progress for the write-stall timeout (HTTP/2:
-    /// GOAWAY(ENHANCE_YOUR_CALM) first when the socket still takes bytes).
+    /// response-drain timeout, one whose peer has not taken a byte of output produced longer ago than that
+    /// timeout (a byte-at-a-time reader), and one whose owed output made no progress for the write-stall timeout
+    /// (HTTP/2: GOAWAY(ENHANCE_YOUR_CALM) first when the socket still takes bytes).
     func checkTimeouts(now: UInt64) {
         if let lingerDeadline {
             if now >= lingerDeadline { close() }
             return
         }
+        if let cutOffDeadline {
+            if now >= cutOffDeadline { abort() }
+            return
+        }
         // Most connections most of the time: HTTP/2 with no stream open and nothing owed, so nothing to check.
         // Thousands of idle connections must cost next to nothing here.
-        if pendingOutputBytes == 0, case .http2(let http2) = session, http2.hasNoStreams {
+        if pendingOutputBytes == 0, outputAges.isEmpty, case .http2(let http2) = session, http2.hasNoStreams {
             stallMark = nil
             requestMark = nil
             return
@@ -338,8 +402,11 @@ final class Connection {
             close()
             return
         }
-        if checkRequestTimeout(now: now) || checkResponseDrain(now: now) { return }
-        var progress = writeProgress
+        if checkRequestTimeout(now: now) || checkResponseDrain(now: now) || checkOutputDrain(now: now) { return }
+        // Bytes the peer took count as progress even when the socket took none: with TCP_NOTSENT_LOWAT a slow
+        // reader's socket is writable only now and then. A reader that is slow, not stopped, is the response-drain
+        // check's (checkOutputDrain, just above, which also brought `taken` up to date).
+        var progress = writeProgress &+ outputAges.taken
         var owesOutput = pendingOutputBytes > 0
         if case .http2(let http2) = session {
             progress &+= http2.dataFramesSent
@@ -415,6 +482,64 @@ final class Connection {
             close()
         }
         return true
+    }
+
+    /// Cuts off a connection whose oldest output byte not yet taken by the peer (in our buffer, or in the kernel's
+    /// send buffer unacknowledged) has waited longer than the response-drain timeout: a peer that reads a byte at a
+    /// time through a tiny receive window makes progress on every write, so the write-stall check never fires, and
+    /// its flow-control window is fine, so the response-drain check does not see it either. HTTP/2 drops the
+    /// frames our buffer has not begun to write and queues GOAWAY(ENHANCE_YOUR_CALM) in their place, then resets
+    /// the connection if that is not taken within the linger time (a peer reading this slowly will not take it);
+    /// HTTP/1.1 (nothing to say mid-response) is reset at once. Returns whether it did.
+    ///
+    /// The rule is the age of a byte, not how long output has been owed, so an honest client on a slow link is
+    /// cut only if more than (its reading rate x the timeout) is queued ahead of some byte. Ahead of any byte are
+    /// at most our buffer (``HTTPServerConfiguration/maxBufferedOutputBytes``, 1 MiB; HTTP/1.1 pipelining stops at
+    /// 64 KiB) and the kernel's send queue (at most 128 KiB not yet sent, `EventLoop.unsentLowWaterBytes`, plus
+    /// what is in flight, about a round trip's worth): a client taking 40 KB/s or more never lets a byte wait 30 s,
+    /// however long it keeps the server busy, and our answers are a few KiB.
+    private func checkOutputDrain(now: UInt64) -> Bool {
+        guard !outputAges.isEmpty, let since = outputAges.oldestUntaken(unacknowledged: unacknowledgedBytes)
+        else { return false }
+        let timeout = context.configuration.responseDrainTimeoutSeconds
+        guard now >= since &+ UInt64(timeout) &* 1_000_000_000 else { return false }
+        context.abuse.stalledConnections.add(1, ordering: .relaxed)
+        let unsent = pendingOutputBytes
+        var dropped = 0
+        // nghttp2 serializes the GOAWAY at the next flush, so it follows whatever dropUnsentFrames keeps.
+        if case .http2(let http2) = session, http2.goAwayBecauseReadTooSlowly() {
+            dropped = dropUnsentFrames()
+            closeWhenFlushed = true
+            cutOffDeadline = now &+ Self.lingerNanoseconds
+            loop.markDirty(self)
+        } else {
+            abort()
+        }
+        logger.info(
+            "cutting off a connection whose peer reads its responses too slowly",
+            [("peer", remoteAddress), ("unsentBytes", String(unsent)), ("droppedBytes", String(dropped)),
+             ("responseDrainTimeoutSeconds", String(timeout))])
+        return true
+    }
+
+    /// Bytes written to the socket that the peer's TCP has not acknowledged yet (0 without a socket).
+    private var unacknowledgedBytes: Int {
+        guard memoryOutput == nil else { return 0 }
+        var count: Int32 = 0
+        // TIOCOUTQ is SIOCOUTQ (linux/sockios.h, which Swift does not import): for TCP, the send queue's bytes
+        // not yet acknowledged.
+        guard ioctl(fd, UInt(TIOCOUTQ), &count) == 0 else { return 0 }
+        return Int(count)
+    }
+
+    /// Closes with a reset (SO_LINGER 0): what the kernel still holds for a peer that is not reading is dropped
+    /// at once, instead of being kept and retransmitted to it after the close.
+    private func abort() {
+        if memoryOutput == nil {
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        }
+        close()
     }
 
     /// Everything owed has been written: shut the write side and linger (see ``lingerDeadline``), or close at once

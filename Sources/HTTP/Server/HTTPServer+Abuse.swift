@@ -6,8 +6,9 @@ extension HTTPServer {
         /// HTTP/2 connections ended with GOAWAY(ENHANCE_YOUR_CALM): frame floods, rapid reset, CONTINUATION
         /// floods, responses stalled by flow control.
         public var calmedConnections: Int
-        /// Closed because their unsent output made no progress for the write-stall timeout (slow readers, zero
-        /// windows), or an HTTP/2 response body was not taken within the response-drain timeout (window trickles).
+        /// Closed because their unsent output made no progress for the write-stall timeout (readers that stopped,
+        /// zero windows), an HTTP/2 response body was not taken within the response-drain timeout (window
+        /// trickles), or a byte of output waited for the socket longer than that timeout (byte-at-a-time readers).
         public var stalledConnections: Int
         /// Closed because no HTTP arrived within the handshake timeout (silent or garbage TLS peers).
         public var handshakeTimeouts: Int

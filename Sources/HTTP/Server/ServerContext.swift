@@ -61,7 +61,7 @@ final class AbuseCounters: Sendable {
     /// HTTP/2 peers sent GOAWAY(ENHANCE_YOUR_CALM): floods, rapid reset, stalled responses.
     let calmedConnections = Atomic<Int>(0)
     /// Closed because output made no progress for `writeStallTimeoutSeconds`, or an HTTP/2 response body was not
-    /// taken within `responseDrainTimeoutSeconds`.
+    /// taken within `responseDrainTimeoutSeconds`, or a byte of output waited that long for the socket.
     let stalledConnections = Atomic<Int>(0)
     /// Cut off because a request took longer than `requestTimeoutSeconds` to arrive (slowloris).
     let slowRequests = Atomic<Int>(0)

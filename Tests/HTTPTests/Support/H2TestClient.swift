@@ -28,6 +28,11 @@ final class H2TestClient {
         self.init(socket: try TestSocket(port: port))
     }
 
+    /// A client over a socket set up by the test (e.g. with a tiny receive buffer).
+    convenience init(over socket: TestSocket) {
+        self.init(socket: socket)
+    }
+
     /// A client with no socket: move bytes with `outgoing()` and `incoming(_:)`.
     convenience init() {
         self.init(socket: nil)
@@ -141,6 +146,27 @@ final class H2TestClient {
     func setInitialWindowSize(_ bytes: UInt32) {
         var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: bytes)
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+    }
+
+    /// Opens the stream and connection flow-control windows wide, so that only TCP paces the server's output.
+    func openWindowsWide() {
+        setInitialWindowSize(1 << 30)
+        nghttp2_submit_window_update(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 1 << 30)
+    }
+
+    /// Sends what is queued, then reads at most `limit` bytes from the socket, once, and feeds them to the
+    /// session. Returns false once the server has closed the connection.
+    func readSlowly(limit: Int) -> Bool {
+        guard let socket, !peerClosed else { return false }
+        let pending = outgoing()
+        if !pending.isEmpty { socket.send(pending) }
+        let bytes = socket.receiveSome(limit: limit)
+        if bytes.isEmpty {
+            peerClosed = true
+            return false
+        }
+        incoming(bytes)
+        return true
     }
 
     func cancel(_ streamID: Int32) {

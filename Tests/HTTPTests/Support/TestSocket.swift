@@ -8,8 +8,13 @@ final class TestSocket {
         let description: String
     }
 
-    init(port: Int, receiveTimeoutSeconds: Int = 5) throws {
+    /// `receiveBufferBytes`: SO_RCVBUF, set before connecting so that the TCP window is that small from the start
+    /// (a slow reader's trick: the server's writes then make progress a few bytes at a time).
+    init(port: Int, receiveTimeoutSeconds: Int = 5, receiveBufferBytes: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBufferBytes {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -49,6 +54,14 @@ final class TestSocket {
             if written <= 0 { return }
             offset += written
         }
+    }
+
+    /// One read of at most `limit` bytes: what arrived (empty once the peer has closed or reset the connection,
+    /// or the receive timeout passed).
+    func receiveSome(limit: Int) -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: limit)
+        let count = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Array(chunk[0..<count]) : []
     }
 
     /// Reads until `done` says so, the peer closes, or the receive timeout passes.
