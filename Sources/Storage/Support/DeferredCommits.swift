@@ -44,7 +44,7 @@ public final class DeferredCommits {
 
     /// Call after each job: flushes once the oldest held-back write has waited `maxHoldNanoseconds`.
     public func jobFinished(maxHoldNanoseconds: UInt64) {
-        guard !held.isEmpty, Self.now() - heldSince >= maxHoldNanoseconds else { return }
+        guard !held.isEmpty, MonotonicNanoseconds.now() - heldSince >= maxHoldNanoseconds else { return }
         flush()
     }
 
@@ -53,7 +53,7 @@ public final class DeferredCommits {
 
     /// Records a write held back in `store`'s queue.
     func hold(_ store: any HeldWrites) {
-        if writesHeld == 0 { heldSince = Self.now() }
+        if writesHeld == 0 { heldSince = MonotonicNanoseconds.now() }
         writesHeld += 1
         if !held.contains(where: { $0 === store }) { held.append(store) }
     }
@@ -62,12 +62,6 @@ public final class DeferredCommits {
     func commits(_ store: any HeldWrites) {
         held.removeAll { $0 === store }
         if held.isEmpty { writesHeld = 0 }
-    }
-
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     /// The calling thread's batch, if it enabled one.

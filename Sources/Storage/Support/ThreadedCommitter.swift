@@ -230,12 +230,3 @@ private enum CommitterThreadMark {
         pthread_getspecific(key) == UnsafeMutableRawPointer(Unmanaged.passUnretained(committer).toOpaque())
     }
 }
-
-/// CLOCK_MONOTONIC in nanoseconds.
-private enum MonotonicNanoseconds {
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-}
