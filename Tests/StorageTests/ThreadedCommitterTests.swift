@@ -168,4 +168,35 @@ struct ThreadedCommitterTests {
         }
         committer.stop()
     }
+
+    @Test("runs its after-batch hook on the committer thread, once per batch, after that batch's completions")
+    func afterBatch() {
+        // Each event: "c<write>" for a completion, "a" for the hook, in the order they ran.
+        let events = Mutex<[String]>([])
+        let hookThreads = Mutex<Set<String>>([])
+        let committer = ThreadedCommitter<Int, Int>(
+            threads: 1, name: "hook-io", maxBatchSize: 1_000, maxQueueWait: .seconds(60), closedError: StoreError("closed"),
+            afterBatch: {
+                hookThreads.withLock { _ = $0.insert(Self.threadName()) }
+                events.withLock { $0.append("a") }
+            },
+            lane: { $0 }) { writes in writes.map { .success($0) } }
+        for write in 0..<3 {
+            #expect((try? committer.submitAndWait(write)) == write)
+        }
+        committer.stop()
+        let seen = events.withLock { $0 }
+        #expect(seen.filter { $0 == "a" }.count == 3, "\(seen)")
+        #expect(hookThreads.withLock { $0 } == ["hook-io-0"])
+        let done = DispatchSemaphore(value: 0)
+        let second = ThreadedCommitter<Int, Int>(
+            threads: 1, name: "hook-io", maxBatchSize: 1_000, maxQueueWait: .seconds(60), closedError: StoreError("closed"),
+            afterBatch: { events.withLock { $0.append("a") }; done.signal() },
+            lane: { $0 }) { writes in writes.map { .success($0) } }
+        events.withLock { $0 = [] }
+        second.submit(7) { _ in events.withLock { $0.append("c7") } }
+        done.wait()
+        #expect(events.withLock { $0 } == ["c7", "a"])
+        second.stop()
+    }
 }

@@ -18,11 +18,11 @@ final class RedisBatcher: Sendable {
     /// Commands that touch the same key named `orderedKeyPrefix…` (an attested key's record) go through the same I/O
     /// thread, one pipeline after the other, so they are stored in the order they were queued.
     init(pool: RedisConnectionPool, maxBatchSize: Int, maxPipelinesInFlight: Int, commandTimeout: Duration,
-         orderedKeyPrefix: [UInt8]) {
+         orderedKeyPrefix: [UInt8], afterBatch: (@Sendable () -> Void)?) {
         let hashes = ScriptHashes()
         committer = ThreadedCommitter(
             threads: maxPipelinesInFlight, name: "redis-io", maxBatchSize: maxBatchSize, maxQueueWait: commandTimeout,
-            closedError: StoreError("redis: the store is closed"),
+            closedError: StoreError("redis: the store is closed"), afterBatch: afterBatch,
             lane: { call in Self.lane(of: call, orderedKeyPrefix: orderedKeyPrefix) }
         ) { calls in
             Self.send(calls, pool: pool, hashes: hashes)

@@ -21,13 +21,14 @@ public final class RedisStateStore: StateStore {
     static let maxPipelinesInFlight = 2
 
     /// Connects lazily: the first call opens the first connection, so attestd can start while Redis is down.
-    /// Starts the store's I/O threads (`redis-io-0`, …).
-    public init(_ configuration: RedisConfiguration) {
+    /// Starts the store's I/O threads (`redis-io-0`, …), which run the completions of writes; `afterBatch` runs on
+    /// them after each batch's completions (the server flushes the answers they posted to its event loops there).
+    public init(_ configuration: RedisConfiguration, afterBatch: (@Sendable () -> Void)? = nil) {
         pool = RedisConnectionPool(configuration)
         batcher = RedisBatcher(pool: pool, maxBatchSize: Self.maxPipeline,
                                maxPipelinesInFlight: max(1, min(configuration.poolSize, Self.maxPipelinesInFlight)),
                                commandTimeout: .milliseconds(configuration.commandTimeoutMilliseconds),
-                               orderedKeyPrefix: Array((configuration.keyPrefix + "key:").utf8))
+                               orderedKeyPrefix: Array((configuration.keyPrefix + "key:").utf8), afterBatch: afterBatch)
         prefix = configuration.keyPrefix
     }
 

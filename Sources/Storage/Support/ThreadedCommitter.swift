@@ -76,11 +76,16 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
     private let maxBatchSize: Int
     private let maxQueueNanoseconds: UInt64
     private let commit: Commit
+    private let afterBatch: (@Sendable () -> Void)?
 
     /// Starts `threads` committer threads named `name-0`, `name-1`, …, one per lane; `lane` picks a write's lane (any
     /// integer; taken modulo the lane count).
+    ///
+    /// `afterBatch` runs on the committer thread after each batch's completions: the server flushes there the answers
+    /// those completions posted to its event loops, so that a loop is woken once per batch rather than once per answer.
     init(threads count: Int, name: String, maxBatchSize: Int, maxQueueWait: Duration, closedError: StoreError,
-         lane: @escaping @Sendable (Write) -> Int, commit: @escaping Commit) {
+         afterBatch: (@Sendable () -> Void)? = nil, lane: @escaping @Sendable (Write) -> Int, commit: @escaping Commit) {
+        self.afterBatch = afterBatch
         lanes = (0..<max(1, count)).map { _ in Lane(closedError: closedError) }
         laneOf = lane
         self.maxBatchSize = max(1, maxBatchSize)
@@ -167,6 +172,7 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
         Self.nameCurrentThread(name)
         while let batch = nextBatch(lane) {
             commitAndAnswer(batch)
+            afterBatch?()
         }
     }
 
