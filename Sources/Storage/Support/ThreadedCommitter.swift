@@ -94,7 +94,7 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
         self.commit = commit
         for (index, lane) in lanes.enumerated() {
             do throws(StoreError) {
-                let thread = try WorkerThread { [self] in run(lane, name: "\(name)-\(index)") }
+                let thread = try WorkerThread(name: "\(name)-\(index)") { [self] in run(lane) }
                 lane.lock.withLock { lane.thread = thread }
             } catch {
                 // Without its thread nothing in this lane would ever be committed: refuse its writes (fail closed).
@@ -167,9 +167,8 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
     }
 
     /// A committer thread's life: batches until stopped with nothing queued.
-    private func run(_ lane: Lane, name: String) {
+    private func run(_ lane: Lane) {
         CommitterThreadMark.set(on: self)
-        Self.nameCurrentThread(name)
         while let batch = nextBatch(lane) {
             commitAndAnswer(batch)
             afterBatch?()
@@ -207,16 +206,6 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
         for (index, queued) in live.enumerated() {
             queued.completion(index < outcomes.count ? outcomes[index] : .failure(StoreError("store: a write got no outcome")))
         }
-    }
-
-    /// Names the calling thread (as `top -H` and debuggers show it): Glibc's module has no pthread_setname_np, and
-    /// the kernel takes the name from this file too. At most 15 bytes are kept.
-    private static func nameCurrentThread(_ name: String) {
-        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        let bytes = Array(name.utf8.prefix(15))
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 }
 

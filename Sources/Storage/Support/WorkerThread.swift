@@ -4,17 +4,24 @@ import Glibc
 /// writer and sweeper) blocks for long stretches, which would starve a cooperative Swift executor.
 final class WorkerThread: Sendable {
     private final class Body {
+        let name: String?
         let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+        init(_ name: String?, _ run: @escaping @Sendable () -> Void) {
+            self.name = name
+            self.run = run
+        }
     }
 
     private let thread: pthread_t
 
-    init(_ run: @escaping @Sendable () -> Void) throws(StoreError) {
+    /// - Parameter name: the thread's name, as `top -H` and debuggers show it (at most 15 bytes are kept).
+    init(name: String? = nil, _ run: @escaping @Sendable () -> Void) throws(StoreError) {
         var thread = pthread_t()
-        let body = Unmanaged.passRetained(Body(run)).toOpaque()
+        let body = Unmanaged.passRetained(Body(name, run)).toOpaque()
         let created = pthread_create(&thread, nil, { argument in
-            Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue().run()
+            let body = Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue()
+            if let name = body.name { WorkerThread.nameCurrentThread(name) }
+            body.run()
             return nil
         }, body)
         guard created == 0 else {
@@ -27,5 +34,15 @@ final class WorkerThread: Sendable {
     /// Waits for the closure to return.
     func join() {
         pthread_join(thread, nil)
+    }
+
+    /// Names the calling thread: Glibc's module has no pthread_setname_np, and the kernel takes the name from this
+    /// file too.
+    private static func nameCurrentThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 }
