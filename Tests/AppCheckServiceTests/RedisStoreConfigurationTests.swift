@@ -24,13 +24,13 @@ struct RedisStoreConfigurationTests {
     @Test("starts one verifier thread per core with Redis as with any store, and what the file says if it says")
     func verifierThreads() throws {
         let redis = try parse(store: #"{"kind":"redis","redis":{"host":"redis.internal"}}"#)
-        #expect(redis.verifier.effectiveThreads(store: redis.store, cores: 2) == 2)
-        #expect(redis.verifier.effectiveThreads(store: redis.store, cores: 8) == 8)
+        #expect(redis.verifier.effectiveThreads(cores: 2) == 2)
+        #expect(redis.verifier.effectiveThreads(cores: 8) == 8)
         let memory = try parse(store: #"{"kind":"memory"}"#)
-        #expect(memory.verifier.effectiveThreads(store: memory.store, cores: 2) == 2)
+        #expect(memory.verifier.effectiveThreads(cores: 2) == 2)
         var chosen = redis.verifier
         chosen.threads = 3
-        #expect(chosen.effectiveThreads(store: redis.store, cores: 2) == 3)
+        #expect(chosen.effectiveThreads(cores: 2) == 3)
     }
 
     @Test("speaks plain TCP when tls is absent")

@@ -7,7 +7,7 @@ extension Configuration.Verifier {
     /// with a signature's CPU per exchange, two verifiers on two cores stored 15,000–17,700 assertions/s, four
     /// 14,300–15,900/s.)
     /// - Parameter cores: the cores to count on; nil counts this machine's.
-    public func effectiveThreads(store: Configuration.Store, cores: Int? = nil) -> Int {
+    public func effectiveThreads(cores: Int? = nil) -> Int {
         guard threads == 0 else { return threads }
         return cores ?? ProcessInfo.processInfo.activeProcessorCount
     }

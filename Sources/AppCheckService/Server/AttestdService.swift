@@ -26,7 +26,7 @@ public final class AttestdService: Sendable {
         let keys = try KeyMaterial.load(configuration.keys, logger: logger)
         let health = HealthState()
         self.health = health
-        let pool = VerifierPool(threads: configuration.verifier.effectiveThreads(store: configuration.store),
+        let pool = VerifierPool(threads: configuration.verifier.effectiveThreads(),
                                 capacity: configuration.verifier.queueCapacity)
         self.pool = pool
         let failures = CounterFamily(
