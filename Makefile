@@ -5,7 +5,7 @@ CONFIG ?= config/dev.json
 SIM_DIR ?= .keys/simulator
 DEMO_URL ?= http://127.0.0.1:8080
 
-.PHONY: run demo test deps build release unit-tests e2e-tests protos check-protos bench bench-challenge bench-verify bench-gateway clean \
+.PHONY: run demo test deps build release unit-tests e2e-tests protos check-protos bench bench-stores bench-challenge bench-verify bench-gateway clean \
 	fuzz fuzz-tests test-asan test-tsan
 
 deps:
@@ -62,6 +62,9 @@ check-protos: deps
 
 bench: release
 	scripts/bench.sh
+
+bench-stores: release
+	scripts/bench-stores.sh
 
 bench-challenge: release
 	scripts/bench-challenge.sh

@@ -125,5 +125,6 @@ for alg in $tokens; do
   fi
 done
 echo "reports in $out (report.json, bench.png per run)"
-ln -sfn "$(basename "$out")" .bench/latest 2>/dev/null || true
+# Only a run of its own is the latest (bench-stores keeps its runs in folders of its own).
+[ "$(dirname "$out")" = "$(pwd)/.bench" ] && { ln -sfn "$(basename "$out")" .bench/latest 2>/dev/null || true; }
 exit "$failed"
