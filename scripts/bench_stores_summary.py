@@ -14,7 +14,11 @@ TARGET = 0.10
 
 def main(directory: pathlib.Path) -> int:
     runs = {}  # (alg, phase) -> store -> [phase report]
-    for report in sorted(directory.glob("*-*/standard-*/report.json")):
+    def round_number(report: pathlib.Path) -> tuple:
+        head = report.parent.parent.name.split("-", 1)[0]
+        return (int(head) if head.isdigit() else 0, str(report))
+
+    for report in sorted(directory.glob("*-*/standard-*/report.json"), key=round_number):
         store = report.parent.parent.name.split("-", 1)[1]
         data = json.loads(report.read_text())
         for phase in data["phases"]:
