@@ -21,6 +21,10 @@ public protocol StateStore: Sendable {
     /// The record of `keyID`, or nil when that key was never attested here.
     func attestedKey(_ keyID: [UInt8]) throws(StoreError) -> AttestedKeyRecord?
 
+    /// The key's latest risk metric alone (nil: none yet, or an unknown key), for a token's `risk_metric` claim: a
+    /// read on an assertion's path, so it leaves the receipt (about 4 KB) where it is. The default reads the record.
+    func riskMetric(of keyID: [UInt8]) throws(StoreError) -> Int?
+
     /// Compare-and-advance: sets the key's counter to `counter` only if it is strictly greater than the stored
     /// one and the key is not revoked; also sets `lastSeen`. Exactly one of several concurrent callers with the same
     /// counter wins.
@@ -73,6 +77,10 @@ public enum ChallengeThenCounter: Sendable, Equatable {
 
 extension StateStore {
     public var answersWithoutWaiting: Bool { false }
+
+    public func riskMetric(of keyID: [UInt8]) throws(StoreError) -> Int? {
+        try attestedKey(keyID)?.riskMetric
+    }
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
         guard try consumeChallenge(nonce, expiresAt: expiresAt) else { return false }

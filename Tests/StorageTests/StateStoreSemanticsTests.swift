@@ -256,3 +256,25 @@ final class Answers: Sendable {
     func append(_ answer: Result<ChallengeThenCounter, StoreError>) { answered.withLock { $0.append(answer) } }
     var all: [Result<ChallengeThenCounter, StoreError>] { answered.withLock { $0 } }
 }
+
+@Suite("State store: a key's risk metric alone")
+struct RiskMetricReadTests {
+    @Test("reads the risk metric a key was registered with, nil without one, and nil for an unknown key", arguments: StoreKind.allCases)
+    func riskMetric(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        try store.registerKey(StateStoreSemanticsTests.record([1], at: fixture.now))
+        var bare = StateStoreSemanticsTests.record([2], at: fixture.now)
+        bare.riskMetric = nil
+        try store.registerKey(bare)
+        var negative = StateStoreSemanticsTests.record([3], at: fixture.now)
+        negative.riskMetric = -1
+        try store.registerKey(negative)
+        #expect(try store.riskMetric(of: [1]) == 3)
+        #expect(try store.riskMetric(of: [2]) == nil)
+        #expect(try store.riskMetric(of: [3]) == -1)
+        #expect(try store.riskMetric(of: [9]) == nil)
+        // It agrees with the whole record.
+        #expect(try store.riskMetric(of: [1]) == store.attestedKey([1])?.riskMetric)
+    }
+}

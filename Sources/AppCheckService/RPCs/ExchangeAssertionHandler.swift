@@ -54,6 +54,9 @@ struct ExchangeAssertionHandler: UnaryHandler {
             } catch {
                 throw exchange.refuse(app: app.appID, error, envelope: "assertion", context: context)
             }
+            // The key's risk metric is read first (only for apps whose tokens carry it): the completion below may
+            // run on a Redis I/O thread, which must not wait for a read of its own.
+            let riskMetric = try exchange.riskMetricClaim(app, artifact.keyID, context)
             // One write: the challenge is consumed, then the counter compared and advanced atomically. The token is
             // minted only once that is stored.
             store.consumeChallenge(
@@ -66,8 +69,7 @@ struct ExchangeAssertionHandler: UnaryHandler {
                     case .counter(.revoked): throw refuse("keyRevoked")
                     case .counter(.unknownKey): throw refuse("unknownKey")
                     }
-                    return try exchange.mint(
-                        for: app, limitedUse: request.limitedUse, riskMetric: try exchange.riskMetricClaim(app, artifact.keyID, context))
+                    return try exchange.mint(for: app, limitedUse: request.limitedUse, riskMetric: riskMetric)
                 })
         })
     }

@@ -139,6 +139,20 @@ public final class RedisStateStore: StateStore {
             riskMetric: integer("risk").map { Int($0) }, revoked: revoked == "1")
     }
 
+    /// `HGET key risk`: the one field, not the receipt beside it.
+    public func riskMetric(of keyID: [UInt8]) throws(StoreError) -> Int? {
+        let reply = try pool.withConnection { connection throws(RedisFailure) in
+            try connection.command(["HGET", key("key:", keyID), "risk"])
+        }
+        switch reply {
+        case .null: return nil
+        case .string(let value):
+            guard let metric = Int(String(decoding: value, as: UTF8.self)) else { throw unexpected(reply, "HGET") }
+            return metric
+        default: throw unexpected(reply, "HGET")
+        }
+    }
+
     public func advanceCounter(keyID: [UInt8], to counter: UInt32, now: Int64) throws(StoreError) -> CounterAdvance {
         try counterAdvance(evaluate(.advanceCounter, keys: [key("key:", keyID)], [Int64(counter), now]), "advance")
     }

@@ -105,6 +105,9 @@ enum SQLiteSchema {
         FROM attested_keys k LEFT JOIN key_receipts r ON r.key_id = k.key_id WHERE k.key_id = ?1
         """
 
+    /// A key's risk metric alone. Parameter: key_id.
+    static let selectRiskMetric = "SELECT risk_metric FROM attested_keys WHERE key_id = ?1"
+
     /// Deletes at most ?2 rows that expired before ?1.
     static let sweepChallenges = """
         DELETE FROM used_challenges WHERE (expires_at, nonce) IN

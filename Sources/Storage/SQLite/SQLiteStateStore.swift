@@ -99,6 +99,14 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
+    public func riskMetric(of keyID: [UInt8]) throws(StoreError) -> Int? {
+        try readers.withConnection { connection throws(StoreError) in
+            var metric: Int?
+            try connection.query(SQLiteSchema.selectRiskMetric, [.blob(keyID)]) { row in metric = row.integer(0).map { Int($0) } }
+            return metric
+        }
+    }
+
     public func advanceCounter(keyID: [UInt8], to counter: UInt32, now: Int64) throws(StoreError) -> CounterAdvance {
         guard case .counter(let advance) = try writer.submit(.advanceCounter(keyID: keyID, counter: counter, now: now)) else {
             throw StoreError("sqlite: unexpected outcome")
