@@ -3,4 +3,5 @@
 // Umbrella header. Each concern has its own header and .c file; see the comments there for why each shim exists.
 #include "CShimsLinux.h"
 #include "CShimsOpenSSL.h"
+#include "CShimsFixedKey.h"
 #endif
