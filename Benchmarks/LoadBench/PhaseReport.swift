@@ -31,6 +31,9 @@ struct PhaseReport: Sendable {
 
     var throughput: Double { result.measuredSeconds > 0 ? Double(result.ok) / result.measuredSeconds : 0 }
     var ratio: Double? { bound.map { throughput / $0 } }
+    /// Attestations: the bound with attestd's P-384 leaf verification (precomputed tables), and the ratio to it.
+    var tablesBound: Double?
+    var tablesRatio: Double? { tablesBound.map { throughput / $0 } }
 
     /// Server CPU seconds per successful request in the window.
     var serverCPUSecondsPerRequest: Double? {

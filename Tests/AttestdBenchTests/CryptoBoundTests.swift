@@ -34,4 +34,23 @@ struct CryptoBoundTests {
         #expect(bound.p384Verify == 1 && bound.rsa2048Sign == 1)
         #expect(bound.wallClock.keys.sorted() == ["p256Sign", "p256Verify"])
     }
+
+    @Test("the tables bound replaces only the P-384 verification, and only for attestations, once measured")
+    func tablesBound() {
+        var bound = self.bound
+        #expect(bound.tablesBound(.attestation, algorithm: "ES256") == nil)
+        bound.p384VerifyTables = 2500
+        #expect(abs(bound.tablesBound(.attestation, algorithm: "ES256")! - 1 / (1.0 / 2500 + 1.0 / 24000)) < 1e-9)
+        #expect(bound.tablesBound(.assertion, algorithm: "ES256") == nil)
+        #expect(abs(bound.bound(.attestation, algorithm: "ES256")! - 1 / (1.0 / 1000 + 1.0 / 24000)) < 1e-9)
+    }
+
+    @Test("attestations measure both P-384 verifications; the tables are faster than OpenSSL's EVP path")
+    func tablesMeasured() {
+        var bound = CryptoBound(p384Verify: 1, p256Verify: 1, rsa2048Sign: 1, p256Sign: 1, threads: 1)
+        #expect(CryptoBound.operations(for: .attestation, algorithm: "ES256") == [.p384Verify, .p384VerifyTables, .p256Sign])
+        bound.remeasure([.p384Verify, .p384VerifyTables], secondsEach: 0.1)
+        #expect(bound.p384Verify > 1 && bound.p384VerifyTables > 1)
+        #expect(bound.p384VerifyTables > bound.p384Verify)
+    }
 }
