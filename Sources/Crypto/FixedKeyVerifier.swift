@@ -26,16 +26,8 @@ public final class FixedKeyVerifier: @unchecked Sendable {
     public func isValidSignature(
         _ signature: some ContiguousBytes, for message: some ContiguousBytes, digest: SignatureDigest
     ) -> Bool {
-        let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { hash -> Int32 in
-            let hashCount = message.withUnsafeBytes { message -> Int in
-                let bytes = message.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                if digest == .sha384 {
-                    _ = COpenSSL.SHA384(bytes, message.count, hash.baseAddress)
-                    return 48
-                }
-                _ = COpenSSL.SHA256(bytes, message.count, hash.baseAddress)
-                return 32
-            }
+        let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SignatureDigest.maxCount) { hash -> Int32 in
+            let hashCount = digest.hash(message, into: hash)
             return signature.withUnsafeBytes { signature in
                 cshims_fixed_key_verify(
                     tables, hash.baseAddress, hashCount, signature.baseAddress?.assumingMemoryBound(to: UInt8.self),

@@ -111,16 +111,8 @@ public final class PublicKey: @unchecked Sendable {
         let verifiers = digest == .sha384 ? sha384Verifiers : sha256Verifiers
         // The digest here, then a raw verification with a context set up once: what EVP_DigestVerify checks,
         // without OpenSSL 3.0's per-call algorithm fetches.
-        let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { hash -> Int32 in
-            let hashCount = message.withUnsafeBytes { message -> Int in
-                let bytes = message.baseAddress?.assumingMemoryBound(to: UInt8.self)
-                if digest == .sha384 {
-                    _ = COpenSSL.SHA384(bytes, message.count, hash.baseAddress)
-                    return 48
-                }
-                _ = COpenSSL.SHA256(bytes, message.count, hash.baseAddress)
-                return 32
-            }
+        let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SignatureDigest.maxCount) { hash -> Int32 in
+            let hashCount = digest.hash(message, into: hash)
             return verifiers.withContext { context in
                 signature.withUnsafeBytes { sig in
                     EVP_PKEY_verify(
@@ -161,6 +153,22 @@ public struct SignatureDigest: Sendable, Hashable {
     public static let sha256 = SignatureDigest(name: "SHA256")
     /// SHA-384 (ecdsa-with-SHA384).
     public static let sha384 = SignatureDigest(name: "SHA384")
+
+    /// The longest digest, in bytes (SHA-384's).
+    static let maxCount = 48
+
+    /// Hashes `message` into `hash` (room for `maxCount` bytes) and returns the digest's length.
+    func hash(_ message: some ContiguousBytes, into hash: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        message.withUnsafeBytes { message -> Int in
+            let bytes = message.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            if self == .sha384 {
+                _ = COpenSSL.SHA384(bytes, message.count, hash.baseAddress)
+                return 48
+            }
+            _ = COpenSSL.SHA256(bytes, message.count, hash.baseAddress)
+            return 32
+        }
+    }
 
     /// The digests fetched from the provider once, for the verification contexts.
     nonisolated(unsafe) static let sha256Algorithm: OpaquePointer? = SHA256.algorithm
