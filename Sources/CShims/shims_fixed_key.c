@@ -1,9 +1,17 @@
 // See CShimsFixedKey.h. The verification is ECDSA's, as OpenSSL's ossl_ecdsa_simple_verify_sig does it:
 // r and s in [1, n-1], e the digest's leftmost bits, w = s^-1, u1 = e·w, u2 = r·w, R = u1·G + u2·Q, valid when R is
-// not the point at infinity and x(R) mod n = r. Only the multiplications differ: u1·G and u2·Q each use their
-// point's table. Everything here is public data (a signature being checked), so nothing needs constant time.
+// not the point at infinity and x(R) mod n = r. Only the multiplication differs. Everything here is public data (a
+// signature being checked), so nothing needs constant time.
+//
+// The multiplication is a fixed-base comb: a 384-bit scalar is 48 bytes, and byte i of it, recoded as a signed
+// digit d in [-127, 128] (a byte above 128 becomes d - 256 and carries 1 into the next), selects d · 256^i · P from a
+// table made once per point, affine so that each addition is a mixed one. u1·G + u2·Q is then about 98 point
+// additions into one accumulator, with no doubling and no field inversion; OpenSSL's general double
+// multiplication does about 384 doublings, and its own generator tables (EC_GROUP_precompute_mult) still cost three
+// inversions per verification once both points have them.
 
-// EC_GROUP_precompute_mult is deprecated in OpenSSL 3.0, with no replacement for tables of a chosen point.
+// EC_POINTs_make_affine and EC_POINT_get_Jprojective_coordinates_GFp are deprecated in OpenSSL 3.0, with no
+// replacement for a table of a chosen point's multiples.
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "CShimsFixedKey.h"
 #include <openssl/bn.h>
@@ -14,24 +22,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// Bytes in a scalar (P-384's order is 384 bits), plus one block for the last carry.
+enum { scalarBytes = 48, blocks = scalarBytes + 1, perBlock = 128 };
+
 struct cshims_fixed_key {
-    /// The curve, with tables for its generator G.
     EC_GROUP *curve;
-    /// The same curve with the key's point Q as its generator, with tables for Q.
-    EC_GROUP *keyCurve;
-    /// A point paired with a zero scalar: EC_POINT_mul then takes its table-driven path (a lone generator
-    /// multiplication would take the constant-time ladder, which ignores tables).
-    EC_POINT *idlePoint;
-    BIGNUM *zero;
+    /// blocks × perBlock affine points: entry [i·perBlock + j - 1] is j · 256^i · G (resp. Q).
+    EC_POINT **generatorTable;
+    EC_POINT **keyTable;
 };
+
+static void free_table(EC_POINT **table) {
+    if (table == NULL) return;
+    for (size_t index = 0; index < (size_t)blocks * perBlock; index++) EC_POINT_free(table[index]);
+    free(table);
+}
 
 void cshims_fixed_key_free(cshims_fixed_key *key) {
     if (key == NULL) return;
-    EC_POINT_free(key->idlePoint);
-    EC_GROUP_free(key->keyCurve);
+    free_table(key->generatorTable);
+    free_table(key->keyTable);
     EC_GROUP_free(key->curve);
-    BN_free(key->zero);
     free(key);
+}
+
+/// j · 256^i · base for every block i and j in 1...perBlock, made affine together (one inversion).
+static EC_POINT **make_table(const EC_GROUP *curve, const EC_POINT *base, BN_CTX *ctx) {
+    size_t count = (size_t)blocks * perBlock;
+    EC_POINT **table = calloc(count, sizeof *table);
+    EC_POINT *step = EC_POINT_dup(base, curve);
+    if (table == NULL || step == NULL) goto fail;
+    for (size_t block = 0; block < blocks; block++) {
+        EC_POINT **row = table + block * perBlock;
+        if ((row[0] = EC_POINT_dup(step, curve)) == NULL) goto fail;
+        for (size_t multiple = 1; multiple < perBlock; multiple++) {
+            if ((row[multiple] = EC_POINT_new(curve)) == NULL ||
+                EC_POINT_add(curve, row[multiple], row[multiple - 1], step, ctx) != 1) goto fail;
+        }
+        for (int doubling = 0; doubling < 8; doubling++) {
+            if (EC_POINT_dbl(curve, step, step, ctx) != 1) goto fail;
+        }
+    }
+    if (EC_POINTs_make_affine(curve, count, table, ctx) != 1) goto fail;
+    EC_POINT_free(step);
+    return table;
+fail:
+    EC_POINT_free(step);
+    free_table(table);
+    return NULL;
 }
 
 cshims_fixed_key *cshims_fixed_key_new(EVP_PKEY *pkey) {
@@ -49,22 +87,14 @@ cshims_fixed_key *cshims_fixed_key_new(EVP_PKEY *pkey) {
     BN_CTX *ctx = BN_CTX_new();
     EC_POINT *q = NULL;
     if (key == NULL || ctx == NULL) goto fail;
-    key->curve = EC_GROUP_new_by_curve_name(nid);
-    key->keyCurve = EC_GROUP_new_by_curve_name(nid);
-    key->zero = BN_new();
-    if (key->curve == NULL || key->keyCurve == NULL || key->zero == NULL) goto fail;
-    BN_zero(key->zero);
-    q = EC_POINT_new(key->keyCurve);
-    if (q == NULL || EC_POINT_oct2point(key->keyCurve, q, point, pointLength, ctx) != 1) goto fail;
-    // Q generates the same group of order n as G (the curve's order is prime, cofactor 1), unless it is the point
-    // at infinity, which no key is.
-    if (EC_POINT_is_at_infinity(key->keyCurve, q) || EC_POINT_is_on_curve(key->keyCurve, q, ctx) != 1) goto fail;
-    // Not the named curve any more: nothing may assume its generator.
-    EC_GROUP_set_curve_name(key->keyCurve, NID_undef);
-    if (EC_GROUP_set_generator(key->keyCurve, q, EC_GROUP_get0_order(key->curve), EC_GROUP_get0_cofactor(key->curve)) != 1) goto fail;
-    if (EC_GROUP_precompute_mult(key->curve, ctx) != 1 || EC_GROUP_precompute_mult(key->keyCurve, ctx) != 1) goto fail;
-    key->idlePoint = EC_POINT_dup(EC_GROUP_get0_generator(key->curve), key->curve);
-    if (key->idlePoint == NULL) goto fail;
+    if ((key->curve = EC_GROUP_new_by_curve_name(nid)) == NULL) goto fail;
+    if (BN_num_bytes(EC_GROUP_get0_order(key->curve)) != scalarBytes) goto fail;
+    q = EC_POINT_new(key->curve);
+    if (q == NULL || EC_POINT_oct2point(key->curve, q, point, pointLength, ctx) != 1) goto fail;
+    if (EC_POINT_is_at_infinity(key->curve, q) || EC_POINT_is_on_curve(key->curve, q, ctx) != 1) goto fail;
+    key->generatorTable = make_table(key->curve, EC_GROUP_get0_generator(key->curve), ctx);
+    key->keyTable = make_table(key->curve, q, ctx);
+    if (key->generatorTable == NULL || key->keyTable == NULL) goto fail;
     EC_POINT_free(q);
     BN_CTX_free(ctx);
     return key;
@@ -73,6 +103,30 @@ fail:
     BN_CTX_free(ctx);
     cshims_fixed_key_free(key);
     return NULL;
+}
+
+/// accumulator += scalar · P, for the P whose table is given; `scratch` holds a negated entry.
+static int add_multiple(const EC_GROUP *curve, EC_POINT *accumulator, EC_POINT *const *table, const BIGNUM *scalar,
+                        EC_POINT *scratch, BN_CTX *ctx) {
+    unsigned char bytes[scalarBytes];
+    if (BN_bn2binpad(scalar, bytes, scalarBytes) != scalarBytes) return 0;
+    int carry = 0;
+    for (int block = 0; block < blocks; block++) {
+        int digit = (block < scalarBytes ? bytes[scalarBytes - 1 - block] : 0) + carry;
+        carry = 0;
+        if (digit > perBlock) {
+            digit -= 256;
+            carry = 1;
+        }
+        if (digit == 0) continue;
+        const EC_POINT *entry = table[block * perBlock + abs(digit) - 1];
+        if (digit < 0) {
+            if (EC_POINT_copy(scratch, entry) != 1 || EC_POINT_invert(curve, scratch, ctx) != 1) return 0;
+            entry = scratch;
+        }
+        if (EC_POINT_add(curve, accumulator, accumulator, entry, ctx) != 1) return 0;
+    }
+    return carry == 0;
 }
 
 int cshims_fixed_key_verify(const cshims_fixed_key *key, const unsigned char *digest, size_t digest_length,
@@ -97,11 +151,12 @@ int cshims_fixed_key_verify(const cshims_fixed_key *key, const unsigned char *di
     const EC_GROUP *curve = key->curve;
     const BIGNUM *order = EC_GROUP_get0_order(curve);
     BN_CTX *ctx = BN_CTX_new();
-    EC_POINT *a = EC_POINT_new(curve), *b = EC_POINT_new(key->keyCurve);
-    if (ctx == NULL || a == NULL || b == NULL) { result = -1; goto done; }
+    EC_POINT *sum = EC_POINT_new(curve), *scratch = EC_POINT_new(curve);
+    if (ctx == NULL || sum == NULL || scratch == NULL) { result = -1; goto done; }
     BN_CTX_start(ctx);
     BIGNUM *e = BN_CTX_get(ctx), *w = BN_CTX_get(ctx), *u1 = BN_CTX_get(ctx), *u2 = BN_CTX_get(ctx), *x = BN_CTX_get(ctx);
-    if (x == NULL) { result = -1; goto end; }
+    BIGNUM *zz = BN_CTX_get(ctx), *candidate = BN_CTX_get(ctx), *target = BN_CTX_get(ctx);
+    if (target == NULL) { result = -1; goto end; }
     if (BN_is_zero(r) || BN_is_negative(r) || BN_ucmp(r, order) >= 0 ||
         BN_is_zero(s) || BN_is_negative(s) || BN_ucmp(s, order) >= 0) goto end;
     // e: the digest's leftmost bits, as many as the order has.
@@ -112,19 +167,16 @@ int cshims_fixed_key_verify(const cshims_fixed_key *key, const unsigned char *di
     if (8 * used > (size_t)orderBits && !BN_rshift(e, e, (int)(8 * used - (size_t)orderBits))) { result = -1; goto end; }
     if (BN_mod_inverse(w, s, order, ctx) == NULL ||
         !BN_mod_mul(u1, e, w, order, ctx) || !BN_mod_mul(u2, r, w, order, ctx)) { result = -1; goto end; }
-    // u1·G and u2·Q, each from its table; then R = u1·G + u2·Q on the curve.
-    if (EC_POINT_mul(curve, a, u1, key->idlePoint, key->zero, ctx) != 1 ||
-        EC_POINT_mul(key->keyCurve, b, u2, key->idlePoint, key->zero, ctx) != 1 ||
-        EC_POINT_add(curve, a, a, b, ctx) != 1) { result = -1; goto end; }
-    if (EC_POINT_is_at_infinity(curve, a)) goto end;
-    // x(R) mod n = r, checked without converting R to affine form (which costs a field inversion, a third of what
-    // the tables leave): R is (X, Y, Z) with x = X/Z², so x = v exactly when X = v·Z² (mod p), for v = r and, when
-    // r + n < p, v = r + n.
-    BIGNUM *zz = BN_CTX_get(ctx), *candidate = BN_CTX_get(ctx), *target = BN_CTX_get(ctx);
+    // R = u1·G + u2·Q, from the two tables into one sum.
+    if (EC_POINT_set_to_infinity(curve, sum) != 1 ||
+        !add_multiple(curve, sum, key->generatorTable, u1, scratch, ctx) ||
+        !add_multiple(curve, sum, key->keyTable, u2, scratch, ctx)) { result = -1; goto end; }
+    if (EC_POINT_is_at_infinity(curve, sum)) goto end;
+    // x(R) mod n = r, checked without converting R to affine form (a field inversion): R is (X, Y, Z) with
+    // x = X/Z², so x = v exactly when X = v·Z² (mod p), for v = r and, when r + n < p, v = r + n.
     const BIGNUM *field = EC_GROUP_get0_field(curve);
-    if (target == NULL || field == NULL ||
-        EC_POINT_get_Jprojective_coordinates_GFp(curve, a, x, NULL, zz, ctx) != 1 || !BN_mod_sqr(zz, zz, field, ctx) ||
-        !BN_copy(candidate, r)) { result = -1; goto end; }
+    if (field == NULL || EC_POINT_get_Jprojective_coordinates_GFp(curve, sum, x, NULL, zz, ctx) != 1 ||
+        !BN_mod_sqr(zz, zz, field, ctx) || !BN_copy(candidate, r)) { result = -1; goto end; }
     for (int attempt = 0; attempt < 2 && result == 0; attempt++) {
         if (attempt == 1 && (!BN_add(candidate, candidate, order) || BN_ucmp(candidate, field) >= 0)) break;
         if (!BN_mod_mul(target, candidate, zz, field, ctx)) { result = -1; goto end; }
@@ -133,8 +185,8 @@ int cshims_fixed_key_verify(const cshims_fixed_key *key, const unsigned char *di
 end:
     BN_CTX_end(ctx);
 done:
-    EC_POINT_free(a);
-    EC_POINT_free(b);
+    EC_POINT_free(sum);
+    EC_POINT_free(scratch);
     BN_CTX_free(ctx);
     ECDSA_SIG_free(sig);
     return result;

@@ -1,10 +1,10 @@
 internal import COpenSSL
 internal import CShims
 
-/// Verifies ECDSA signatures made by one P-384 key that signs many certificates (a CA's), faster than
-/// `PublicKey.isValidSignature`: the multiples of the curve's generator and of the key's point are computed once
-/// (`cshims_fixed_key_new`, a few milliseconds), so each verification is two table-driven multiplications instead of
-/// one general double multiplication. The checks are ECDSA's, unchanged (see `shims_fixed_key.c`).
+/// Verifies ECDSA signatures made by one P-384 key that signs many certificates (a CA's), about five times as fast
+/// as `PublicKey.isValidSignature`: multiples of the curve's generator and of the key's point are computed once
+/// (`cshims_fixed_key_new`: about 30 ms and 5 MB), so that a verification is about 98 point additions, with no
+/// doubling and no field inversion. The checks are ECDSA's, unchanged (see `shims_fixed_key.c`).
 ///
 /// `@unchecked Sendable`: the tables are never modified after they are built, and verifications only read them.
 public final class FixedKeyVerifier: @unchecked Sendable {

@@ -171,3 +171,27 @@ struct FixedKeyVerifierTests {
         #expect(results.count == 64 && results.allSatisfy { $0 })
     }
 }
+
+@Suite("Cached trust store with precomputed issuer tables")
+struct IssuerTablesTests {
+    @Test("past the threshold where the intermediate's tables take over, good leaves still verify and a leaf with a changed signature is refused")
+    func tablesInTheTrustStore() throws {
+        let verifier = SimulatedFixtures.verifier()
+        // 24 leaves: the tables are built on the 16th use of the cached intermediate.
+        for index in 0..<24 {
+            let result = try SimulatedAttestationCase().verify(verifier: verifier)
+            #expect(result.usedCachedIntermediate == (index > 0))
+        }
+        #expect(verifier.cacheStatistics == TrustStore.Statistics(hits: 23, misses: 1, cached: 1))
+        // The leaf's last signature byte changed: the cached path declines, and OpenSSL's full verification refuses.
+        let forged = SimulatedAttestationCase(options: .init {
+            $0.x5c = { chain in
+                var leaf = chain[0]
+                leaf[leaf.count - 1] ^= 0x01
+                return [leaf] + chain.dropFirst()
+            }
+        })
+        #expect(throws: AppAttestError.self) { try forged.verify(verifier: verifier) }
+        #expect(try SimulatedAttestationCase().verify(verifier: verifier).usedCachedIntermediate)
+    }
+}
