@@ -247,13 +247,28 @@ final class Bench {
     }
 
     /// Measures the operations `kind` needs again, prints them, and returns its bound.
-    private func remeasureBound(for kind: RequestKind) -> Double {
+    private func remeasureBound(for kind: RequestKind, when: String = "again for") -> Double {
         let operations = CryptoBound.operations(for: kind, algorithm: tokenAlgorithm)
         bound?.remeasure(operations, secondsEach: options.boundSeconds)
         guard let bound, let rate = bound.bound(kind, algorithm: tokenAlgorithm) else { return 1000 }
         let rates = operations.map { "\($0.rawValue) \(TextReport.format(bound[keyPath: $0.rate], 0))" }.joined(separator: ", ")
-        Console.line("crypto bound measured again for \(kind.name)s: \(rates); bound \(TextReport.format(rate, 0))/s")
+        Console.line("crypto bound measured \(when) \(kind.name)s: \(rates); bound \(TextReport.format(rate, 0))/s")
         return rate
+    }
+
+    /// Holds a saturated phase to the mean of the bound measured before it and the bound measured right after it:
+    /// the machine's speed drifts (RSA signing by half within a minute on the VM these figures come from), and one
+    /// half-second sample of it taken before the phase set the ratio as much as the server did.
+    private func bracketed(_ report: PhaseReport, kind: RequestKind, before: Double) -> PhaseReport {
+        let tablesBefore = report.tablesBound
+        let after = remeasureBound(for: kind, when: "after the closed-loop")
+        var report = report
+        report.bound = (before + after) / 2
+        if let tablesBefore, let tablesAfter = bound?.tablesBound(kind, algorithm: tokenAlgorithm) {
+            report.tablesBound = (tablesBefore + tablesAfter) / 2
+        }
+        if let threads = bound?.threads, let mean = report.bound { report.cryptoCPUSecondsPerRequest = Double(threads) / mean }
+        return report
     }
 
     /// Seconds of the untimed burst that sizes each exchange's pools.
@@ -300,18 +315,22 @@ final class Bench {
             // bound. Nor for over three times it: attestd passes the bound where it beats OpenSSL's EVP path (its
             // trust store verifies P-384 leaves with precomputed tables), so the bound alone is no ceiling.
             (attestations, assertionLanes) = try jobs(min(kindBound * 3, max(calibrated * 2, kindBound / 3)))
-            let saturated = try run(name: "\(kind.name)s", kinds: [kind], pattern: [kind], pacing: .closed,
-                                    connections: options.connections, streams: options.streams, attestations: attestations,
-                                    assertionLanes: assertionLanes, bound: kindBound)
+            let saturated = bracketed(
+                try run(name: "\(kind.name)s", kinds: [kind], pattern: [kind], pacing: .closed,
+                        connections: options.connections, streams: options.streams, attestations: attestations,
+                        assertionLanes: assertionLanes, bound: kindBound),
+                kind: kind, before: kindBound)
             record(saturated)
+            // The phases after it are held to the same bound.
+            let phaseBound = saturated.bound ?? kindBound
             let saturatedRate = max(1, saturated.throughput)
             saturatedRates[kind] = saturatedRate
             if options.single {
                 (attestations, assertionLanes) = try jobs(min(saturatedRate, 5000))
                 let single = try run(name: "\(kind.name)s, one at a time", kinds: [kind], pattern: [kind], pacing: .closed,
                                      connections: 1, streams: 1, attestations: attestations, assertionLanes: assertionLanes,
-                                     bound: kindBound)
-                record(single)
+                                     bound: phaseBound)
+                record(single.heldToBounds(of: saturated))
                 serviceTime[kind] = single.result.kinds[kind.rawValue].latency.value(atPercentile: 50).secondsValue
             }
             if options.openFraction > 0 {
@@ -320,7 +339,7 @@ final class Bench {
                 record(try run(name: "\(kind.name)s, open loop at \(Int(options.openFraction * 100))%", kinds: [kind],
                                pattern: [kind], pacing: .open(ratePerSecond: rate), connections: options.connections,
                                streams: options.streams, attestations: attestations, assertionLanes: assertionLanes,
-                               bound: kindBound))
+                               bound: phaseBound).heldToBounds(of: saturated))
             }
         }
         if options.phases.contains("mixed") {

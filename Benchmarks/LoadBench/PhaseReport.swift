@@ -60,3 +60,15 @@ struct PhaseReport: Sendable {
         return crypto / server
     }
 }
+
+extension PhaseReport {
+    /// This phase held to the bounds (and crypto cost per request) of `saturated`, the closed-loop phase of the same
+    /// kind that ran just before it, whose bounds are the mean of measurements before and after it.
+    func heldToBounds(of saturated: PhaseReport) -> PhaseReport {
+        var report = self
+        report.bound = saturated.bound
+        report.tablesBound = saturated.tablesBound
+        report.cryptoCPUSecondsPerRequest = saturated.cryptoCPUSecondsPerRequest
+        return report
+    }
+}

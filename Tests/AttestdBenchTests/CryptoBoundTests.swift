@@ -54,3 +54,22 @@ struct CryptoBoundTests {
         #expect(bound.p384VerifyTables > bound.p384Verify)
     }
 }
+
+@Suite("PhaseReport bounds")
+struct PhaseReportBoundTests {
+    @Test("a phase held to the closed-loop phase's bounds takes its bound, tables bound and crypto cost, and keeps its own result")
+    func heldToBounds() {
+        var result = PhaseResult()
+        result.kinds[RequestKind.assertion.rawValue].ok = 300
+        result.measuredSeconds = 3
+        var saturated = PhaseReport(name: "assertions", kinds: [.assertion], pacing: "closed", targetRate: nil, connections: 8,
+                                    streams: 16, result: PhaseResult(), bound: 1000)
+        saturated.tablesBound = 2000
+        saturated.cryptoCPUSecondsPerRequest = 0.002
+        let open = PhaseReport(name: "assertions, open loop", kinds: [.assertion], pacing: "open", targetRate: 100, connections: 8,
+                               streams: 16, result: result, bound: 900).heldToBounds(of: saturated)
+        #expect(open.bound == 1000 && open.tablesBound == 2000 && open.cryptoCPUSecondsPerRequest == 0.002)
+        #expect(open.ratio == 0.1 && open.tablesRatio == 0.05)
+        #expect(open.name == "assertions, open loop" && open.targetRate == 100)
+    }
+}
