@@ -1,4 +1,3 @@
-internal import COpenSSL
 internal import CShims
 
 /// Verifies ECDSA signatures made by one P-384 key that signs many certificates (a CA's), about five times as fast

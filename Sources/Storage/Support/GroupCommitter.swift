@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Group commit that never parks a caller: a write is queued with a completion, and the caller goes on. A caller
-/// that finds no commit in progress (or fewer than the limit) becomes a leader: it commits everything queued so far
-/// as one batch (one SQLite transaction), lets the next caller lead the next batch, and then runs this batch's
+/// that finds no commit in progress becomes the leader: it commits everything queued so far as one batch (one
+/// SQLite transaction), lets the next caller lead the next batch, and then runs this batch's
 /// completions. So a lone write is committed on its caller's thread without a thread switch, and under load a batch
 /// holds every write queued while the last one committed: batches grow with the load, and the fixed cost of a
 /// commit (file locks, WAL frames, a round trip) is shared by more writes the busier the store is.
@@ -11,11 +11,9 @@ import Synchronization
 /// thread (two on this machine), so every write still paid most of a commit, and a sleeping verifier was one fewer
 /// core verifying.
 ///
-/// The SQLite store commits this way (its commit is CPU and fsync, one writer at a time); the Redis store, whose
-/// commit is a round trip, commits on threads of its own (`ThreadedCommitter`) so that no caller waits for a reply.
-///
-/// With more than one batch in flight, writes waiting for different batches may be stored in another order
-/// than they were handed over, as concurrent requests to several nodes may be anyway; each write is atomic alone.
+/// The SQLite store commits this way (its commit is CPU and fsync, one writer at a time, so one batch commits at a
+/// time); the Redis store, whose commit is a round trip, commits on threads of its own (`ThreadedCommitter`) so that
+/// no caller waits for a reply.
 ///
 /// A batch either commits whole or fails whole (the `commit` function's choice per write): nobody is told
 /// "consumed" for a write that is not stored. Completions run on the leader's thread, outside any lock; they may
@@ -32,23 +30,19 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
 
     private struct Queue: ~Copyable {
         var pending: [Queued] = []
-        /// Leaders committing now; at the limit, writes queued now join a later batch.
-        var leaders = 0
+        /// A leader is committing now; writes queued meanwhile join a later batch.
+        var committing = false
         var stopped = false
     }
 
     private let queue = Mutex(Queue())
     private let maxBatchSize: Int
-    /// How many batches may be committing at once: 1 for a SQLite file (one writer); more where a batch waits for
-    /// something another batch can share.
-    private let maxLeaders: Int
     private let commit: Commit
     /// What a write submitted after `stop()` is told.
     private let closedError: StoreError
 
-    init(maxBatchSize: Int, maxConcurrentBatches: Int = 1, closedError: StoreError, commit: @escaping Commit) {
+    init(maxBatchSize: Int, closedError: StoreError, commit: @escaping Commit) {
         self.maxBatchSize = max(1, maxBatchSize)
-        maxLeaders = max(1, maxConcurrentBatches)
         self.closedError = closedError
         self.commit = commit
     }
@@ -66,9 +60,9 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
         let next: Next = queue.withLock { queue in
             guard !queue.stopped else { return .refuse }
             queue.pending.append(Queued(write: write, completion: completion))
-            guard queue.leaders < maxLeaders else { return .leave }
+            guard !queue.committing else { return .leave }
             if holds { return .hold }
-            queue.leaders += 1
+            queue.committing = true
             return .lead
         }
         switch next {
@@ -105,7 +99,7 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
         queue.withLock { $0.stopped = true }
     }
 
-    /// Commits batches while writes are queued and the other leaders leave room.
+    /// Commits batches while writes are queued and no other leader is committing.
     private func lead() {
         while true {
             let batch: [Queued] = queue.withLock { queue in
@@ -118,7 +112,7 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
             }
             let outcomes = commit(batch.map(\.write))
             // The next batch may commit on another thread while this one answers.
-            queue.withLock { $0.leaders -= 1 }
+            queue.withLock { $0.committing = false }
             for (index, queued) in batch.enumerated() {
                 queued.completion(index < outcomes.count ? outcomes[index] : .failure(StoreError("store: a write got no outcome")))
             }
@@ -127,11 +121,11 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
         }
     }
 
-    /// Becomes a leader when writes are queued and fewer than the limit are committing.
+    /// Becomes the leader when writes are queued and no batch is committing.
     private func takeLead() -> Bool {
         queue.withLock { queue in
-            guard queue.leaders < maxLeaders, !queue.pending.isEmpty else { return false }
-            queue.leaders += 1
+            guard !queue.committing, !queue.pending.isEmpty else { return false }
+            queue.committing = true
             return true
         }
     }
