@@ -8,7 +8,8 @@
 # FRAMING (grpc), CONNECTIONS (8), STREAMS (16), WARMUP (1), DURATION (3), TOKENS ("RS256 ES256"),
 # IDLE_CONNECTIONS (10000; 0 skips the idle-connection memory check), STORE (sqlite, as config/dev.json: a fresh
 # file in the temporary folder; memory; or redis: a redis-server on a free loopback port, started and stopped here),
-# VERIFIER_THREADS (0: one per core), BENCH_ARGS (more attestd-bench options).
+# VERIFIER_THREADS (0: one per core), OPEN_FRACTIONS (0.1,0.25,0.5: the open-loop loads, as fractions of each
+# exchange's saturating rate; the issue's target is at 0.5), BENCH_ARGS (more attestd-bench options, after these).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 attestd="${ATTESTD_BIN:-.build/release/attestd}"
@@ -81,6 +82,7 @@ JSON
   # The bench makes its simulated CA and writes the root first; the server starts trusting it; the bench waits
   # for the server to answer before it measures anything.
   "$bench" --port "$port" --framing "$framing" --phases "$phases" \
+    --open-fraction "${OPEN_FRACTIONS:-0.1,0.25,0.5}" \
     --connections "${CONNECTIONS:-8}" --streams "${STREAMS:-16}" --warmup "${WARMUP:-1}" --duration "${DURATION:-3}" \
     --write-roots "$dir/root.pem" --server-pid-file "$dir/server.pid" --report "$out/$name" --label "$version, $alg tokens, $framing" \
     "$@" ${BENCH_ARGS:-} >"$out/$name.txt" 2>&1 &

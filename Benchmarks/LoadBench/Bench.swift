@@ -279,6 +279,18 @@ final class Bench {
         Int((rate * (options.warmup + options.duration) * 1.25).rounded(.up)) + inFlight + 16
     }
 
+    /// `kind`'s open-loop phases against its service time, when this run measured both.
+    func latencyUnderLoad(_ kind: RequestKind) -> LatencyUnderLoad? {
+        guard let service = serviceTime[kind], service > 0 else { return nil }
+        let points = reports.compactMap { report -> LatencyUnderLoad.Point? in
+            guard report.kinds == [kind], let fraction = report.openFraction, let rate = report.targetRate else { return nil }
+            return LatencyUnderLoad.Point(fraction: fraction, arrivalsPerSecond: rate,
+                                          p50Seconds: report.result.latency.value(atPercentile: 50).secondsValue,
+                                          p99Seconds: report.result.latency.value(atPercentile: 99).secondsValue)
+        }
+        return points.isEmpty ? nil : LatencyUnderLoad(serviceSeconds: service, points: points)
+    }
+
     func record(_ report: PhaseReport) {
         reports.append(report)
         TextReport.printPhase(report)
@@ -333,13 +345,15 @@ final class Bench {
                 record(single.heldToBounds(of: saturated))
                 serviceTime[kind] = single.result.kinds[kind.rawValue].latency.value(atPercentile: 50).secondsValue
             }
-            if options.openFraction > 0 {
-                let rate = saturatedRate * options.openFraction
+            for fraction in options.openFractions {
+                let rate = saturatedRate * fraction
                 (attestations, assertionLanes) = try jobs(rate)
-                record(try run(name: "\(kind.name)s, open loop at \(Int(options.openFraction * 100))%", kinds: [kind],
-                               pattern: [kind], pacing: .open(ratePerSecond: rate), connections: options.connections,
-                               streams: options.streams, attestations: attestations, assertionLanes: assertionLanes,
-                               bound: phaseBound).heldToBounds(of: saturated))
+                var open = try run(name: "\(kind.name)s, open loop at \(TextReport.percent(fraction))", kinds: [kind],
+                                   pattern: [kind], pacing: .open(ratePerSecond: rate), connections: options.connections,
+                                   streams: options.streams, attestations: attestations, assertionLanes: assertionLanes,
+                                   bound: phaseBound).heldToBounds(of: saturated)
+                open.openFraction = fraction
+                record(open)
             }
         }
         if options.phases.contains("mixed") {

@@ -16,8 +16,8 @@ struct BenchOptions: Sendable {
     var warmup = 1.0
     var duration = 3.0
     var phases = ["challenge", "attestation", "assertion", "mixed"]
-    /// Open loop at this fraction of each exchange's saturating rate (0: no open-loop phase).
-    var openFraction = 0.5
+    /// Open-loop phases at these fractions of each exchange's saturating rate, lowest first (empty: none).
+    var openFractions = [0.5]
     /// One request at a time, for the single-request service time.
     var single = true
     var replayEvery = 50
@@ -40,7 +40,7 @@ struct BenchOptions: Sendable {
           --threads N                   load threads (default 1)
           --warmup S --duration S       seconds per phase (default 1 + 3)
           --phases LIST                 challenge,attestation,assertion,mixed (default all)
-          --open-fraction F             open loop at F x the saturating rate (default 0.5; 0: none)
+          --open-fraction F[,F...]      open loop at each F x the saturating rate (default 0.5; 0: none)
           --no-single                   skip the one-request-at-a-time service-time phases
           --replay-every N              replay one in N successful exchanges; all must be refused (default 50)
           --receipts                    attestations carry signed receipts (trust FILE.receipt.pem for them)
@@ -65,6 +65,17 @@ struct BenchOptions: Sendable {
             guard let number = Double(text), number >= 0 else { throw BenchError("not a number: \(text)") }
             return number
         }
+        // A sweep runs lowest load first, each load once; 0 alone means no open-loop phase. Above 1 the arrivals
+        // outrun the server by design, which measures only the queue: refused.
+        func fractions(_ text: String) throws(BenchError) -> [Double] {
+            var list: [Double] = []
+            for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+                let fraction = try number(String(item))
+                guard fraction <= 1 else { throw BenchError("--open-fraction \(item): at most 1 (the saturating rate)") }
+                if fraction > 0 && !list.contains(fraction) { list.append(fraction) }
+            }
+            return list.sorted()
+        }
         while index < arguments.count {
             let argument = arguments[index]
             switch argument {
@@ -84,7 +95,7 @@ struct BenchOptions: Sendable {
             case "--warmup": options.warmup = try number(try value())
             case "--duration": options.duration = max(0.1, try number(try value()))
             case "--phases": options.phases = try value().split(separator: ",").map(String.init)
-            case "--open-fraction": options.openFraction = try number(try value())
+            case "--open-fraction": options.openFractions = try fractions(try value())
             case "--no-single": options.single = false
             case "--replay-every": options.replayEvery = Int(try number(try value()))
             case "--receipts": options.receipts = true

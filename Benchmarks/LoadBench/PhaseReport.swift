@@ -5,6 +5,8 @@ struct PhaseReport: Sendable {
     var pacing: String
     /// Open loop: the arrival rate asked for (requests/s).
     var targetRate: Double?
+    /// Open loop: that rate as a fraction of the same kind's closed-loop rate in this run.
+    var openFraction: Double?
     var connections: Int
     var streams: Int
     var result: PhaseResult

@@ -1,7 +1,8 @@
 import Glibc
 
 /// The files a run leaves in its report folder: `report.json` (everything measured), `latency.dat` and
-/// `timeline.dat` (gnuplot data) and `plot.gp` (renders `bench.png`: latency percentiles and throughput over time).
+/// `timeline.dat` and `load.dat` (gnuplot data) and `plot.gp` (renders `bench.png`: latency percentiles, throughput
+/// over time, and latency against load).
 enum ReportFiles {
     static func write(_ bench: Bench, to directory: String) throws(BenchError) {
         mkdir(directory, 0o755)
@@ -25,6 +26,7 @@ enum ReportFiles {
         }
         try save(latency, to: "\(directory)/latency.dat")
         try save(timeline, to: "\(directory)/timeline.dat")
+        try save(loadData(bench), to: "\(directory)/load.dat")
         try save(plot(bench), to: "\(directory)/plot.gp")
     }
 
@@ -32,6 +34,24 @@ enum ReportFiles {
         guard let file = fopen(path, "w") else { throw BenchError("cannot write \(path)") }
         fputs(text, file)
         fclose(file)
+    }
+
+    /// Kinds with an open-loop sweep, in the order of `load.dat`'s blocks.
+    private static func sweptKinds(_ bench: Bench) -> [(RequestKind, LatencyUnderLoad)] {
+        [RequestKind.attestation, .assertion].compactMap { kind in bench.latencyUnderLoad(kind).map { (kind, $0) } }
+    }
+
+    private static func loadData(_ bench: Bench) -> String {
+        var text = "# kind block; percent of the saturating rate, p50 ms, p99 ms, allowed p99 ms (3 x service time)\n"
+        for (kind, sweep) in sweptKinds(bench) {
+            text += "# \(kind.name)s, service time \(sweep.serviceSeconds * 1e3) ms\n"
+            for point in sweep.points {
+                text += "\(point.fraction * 100) \(point.p50Seconds * 1e3) \(point.p99Seconds * 1e3) "
+                    + "\(sweep.serviceSeconds * LatencyUnderLoad.allowedMultiple * 1e3)\n"
+            }
+            text += "\n\n"
+        }
+        return text
     }
 
     private static func plot(_ bench: Bench) -> String {
@@ -45,11 +65,20 @@ enum ReportFiles {
         let slowestPlots = titles.enumerated().map { index, title in
             "'timeline.dat' index \(index) using 2:($4 > 0 ? $4 : 1/0) with lines title \"\(title)\""
         }.joined(separator: ", \\\n     ")
+        let swept = sweptKinds(bench)
+        let loadPlots = swept.isEmpty
+            ? "NaN title \"no open-loop phase\""
+            : swept.enumerated().map { index, entry in
+                let name = "\(entry.0.name)s"
+                return "'load.dat' index \(index) using 1:3 with linespoints title \"\(name) p99\", "
+                    + "'load.dat' index \(index) using 1:2 with linespoints dashtype 2 title \"\(name) p50\", "
+                    + "'load.dat' index \(index) using 1:4 with lines dashtype 4 linewidth 2 title \"\(name): 3 x service time\""
+            }.joined(separator: ", \\\n     ")
         return """
             # gnuplot plot.gp (run in this folder) -> bench.png
-            set terminal pngcairo size 1400,1500 noenhanced font ",10"
+            set terminal pngcairo size 1400,1900 noenhanced font ",10"
             set output 'bench.png'
-            set multiplot layout 3,1 title "attestd-bench: \(bench.options.label.replacing("\"", with: "'")), \(bench.cores) cores, load average \(bench.loadAverage) at start"
+            set multiplot layout 4,1 title "attestd-bench: \(bench.options.label.replacing("\"", with: "'")), \(bench.cores) cores, load average \(bench.loadAverage) at start"
             set title "latency by percentile (HDR-style histogram)"
             set logscale x
             set logscale y
@@ -68,6 +97,10 @@ enum ReportFiles {
             set logscale y
             set ylabel "ms"
             plot \(slowestPlots)
+            set title "open loop: latency against load (arrivals as % of the closed-loop rate); the target is p99 under its dotted line"
+            set xlabel "% of the saturating rate"
+            set xrange [0:100]
+            plot \(loadPlots)
             unset multiplot
 
             """
@@ -114,6 +147,14 @@ enum ReportFiles {
                     $0.field(kind.name, seconds)
                 }
             }
+            $0.key("latencyUnderLoad")
+            $0.object {
+                for kind in [RequestKind.attestation, .assertion] {
+                    guard let sweep = bench.latencyUnderLoad(kind) else { continue }
+                    $0.key(kind.name)
+                    $0.object { latencyUnderLoad(sweep, &$0) }
+                }
+            }
             $0.key("phases")
             $0.array {
                 for report in bench.reports {
@@ -124,10 +165,30 @@ enum ReportFiles {
         return out.text + "\n"
     }
 
+    private static func latencyUnderLoad(_ sweep: LatencyUnderLoad, _ out: inout JSONOut) {
+        out.field("serviceTimeMs", sweep.serviceSeconds * 1e3)
+        out.field("allowedMultiple", LatencyUnderLoad.allowedMultiple)
+        if let highest = sweep.highestMeeting { out.field("highestFractionMeeting", highest.fraction) }
+        if let missing = sweep.lowestMissing { out.field("lowestFractionMissing", missing.fraction) }
+        out.key("points")
+        out.array {
+            for point in sweep.points {
+                $0.object {
+                    $0.field("fraction", point.fraction)
+                    $0.field("arrivalsPerSecond", point.arrivalsPerSecond)
+                    $0.field("p50Ms", point.p50Seconds * 1e3)
+                    $0.field("p99Ms", point.p99Seconds * 1e3)
+                    $0.field("p99OverServiceTime", sweep.multiple(point))
+                }
+            }
+        }
+    }
+
     private static func phase(_ report: PhaseReport, _ out: inout JSONOut) {
         out.field("name", report.name)
         out.field("pacing", report.pacing)
         if let rate = report.targetRate { out.field("targetRatePerSecond", rate) }
+        if let fraction = report.openFraction { out.field("openFraction", fraction) }
         out.field("connections", report.connections)
         out.field("streamsPerConnection", report.streams)
         out.field("measuredSeconds", report.result.measuredSeconds)

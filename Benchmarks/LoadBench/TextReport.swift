@@ -18,6 +18,12 @@ enum TextReport {
         return text
     }
 
+    /// 0.25 -> "25%", 0.125 -> "12.5%".
+    static func percent(_ fraction: Double) -> String {
+        let value = fraction * 100
+        return (value == value.rounded() ? format(value, 0) : format(value, 1)) + "%"
+    }
+
     static func printBound(_ bound: CryptoBound, algorithm: String) {
         Console.line("""
             crypto bound (OpenSSL EVP, \(bound.threads) threads at once, ops per second of CPU on all cores): \
@@ -96,6 +102,22 @@ enum TextReport {
         if result.notSent > 0 { Console.line("  not sent (no free stream before the window ended): \(result.notSent)") }
     }
 
+    /// Up to which load `kind` held p99 within the allowed multiple of its service time.
+    static func latencyUnderLoad(_ kind: RequestKind, _ sweep: LatencyUnderLoad) -> String {
+        let limit = "p99 <= \(format(LatencyUnderLoad.allowedMultiple, 0)) x service time"
+        let describe = { (point: LatencyUnderLoad.Point) in
+            "\(percent(point.fraction)) of the saturating rate (\(format(point.arrivalsPerSecond, 0))/s: p99 \(format(point.p99Seconds * 1e3, 2)) ms, \(format(sweep.multiple(point), 2)) x)"
+        }
+        var line = "  \(kind.name)s under load: "
+        switch (sweep.highestMeeting, sweep.lowestMissing) {
+        case let (highest?, nil): line += "\(limit) at every load tested, up to \(describe(highest))"
+        case let (highest?, missing?): line += "\(limit) up to \(describe(highest)); missed at \(describe(missing))"
+        case let (nil, missing?): line += "\(limit) missed at every load tested, from \(describe(missing))"
+        case (nil, nil): line += "no open-loop phase"
+        }
+        return line
+    }
+
     static func printIdle(_ idle: IdleConnectionsReport) {
         let megabytes = { (bytes: Int) in format(Double(bytes) / 1_048_576, 1) }
         Console.line("""
@@ -123,6 +145,9 @@ enum TextReport {
                   \(report.name): p99 \(format(p99 * 1e3, 2)) ms <= 3 x service time \(format(service * 1e3, 2)) ms: \
                 \(format(times, 2)) x \(times <= 3 ? "met" : "MISSED")
                 """)
+        }
+        for kind in [RequestKind.attestation, .assertion] {
+            if let sweep = bench.latencyUnderLoad(kind) { Console.line(latencyUnderLoad(kind, sweep)) }
         }
         if let idle = bench.idle {
             let megabytes = Double(idle.serverRSSAfterBytes) / 1_048_576

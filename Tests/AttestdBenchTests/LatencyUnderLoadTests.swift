@@ -1,0 +1,57 @@
+import Testing
+@testable import attestd_bench
+
+@Suite("Latency under load")
+struct LatencyUnderLoadTests {
+    private func point(_ fraction: Double, p99 ms: Double) -> LatencyUnderLoad.Point {
+        LatencyUnderLoad.Point(fraction: fraction, arrivalsPerSecond: fraction * 10_000, p50Seconds: 0.0003, p99Seconds: ms / 1e3)
+    }
+
+    @Test("the highest load held is the last before the first miss, whatever order the points came in")
+    func highestBeforeFirstMiss() {
+        // Service time 0.3 ms: 3 x is 0.9 ms. 50 % misses, so a lucky 75 % after it does not count.
+        let sweep = LatencyUnderLoad(serviceSeconds: 0.0003,
+                                     points: [point(0.75, p99: 0.8), point(0.5, p99: 2.0), point(0.1, p99: 0.5), point(0.25, p99: 0.9)])
+        #expect(sweep.points.map(\.fraction) == [0.1, 0.25, 0.5, 0.75])
+        #expect(sweep.highestMeeting?.fraction == 0.25)
+        #expect(sweep.lowestMissing?.fraction == 0.5)
+        #expect(abs(sweep.multiple(sweep.points[2]) - 2.0 / 0.3) < 1e-9)
+    }
+
+    @Test("every load held, and every load missed")
+    func allOrNothing() {
+        let held = LatencyUnderLoad(serviceSeconds: 0.001, points: [point(0.1, p99: 1), point(0.5, p99: 2.9)])
+        #expect(held.highestMeeting?.fraction == 0.5 && held.lowestMissing == nil)
+        let missed = LatencyUnderLoad(serviceSeconds: 0.001, points: [point(0.1, p99: 3.1), point(0.5, p99: 9)])
+        #expect(missed.highestMeeting == nil && missed.lowestMissing?.fraction == 0.1)
+    }
+
+    @Test("the report line names the load held and the load missed, with their rates and multiples")
+    func reportLine() {
+        let sweep = LatencyUnderLoad(serviceSeconds: 0.0003, points: [point(0.25, p99: 0.6), point(0.5, p99: 2.4)])
+        let line = TextReport.latencyUnderLoad(.assertion, sweep)
+        #expect(line.contains("assertions under load: p99 <= 3 x service time up to 25% of the saturating rate (2500/s: p99 0.60 ms, 2.00 x)"))
+        #expect(line.contains("missed at 50% of the saturating rate (5000/s: p99 2.40 ms, 8.00 x)"))
+        let none = TextReport.latencyUnderLoad(.attestation, LatencyUnderLoad(serviceSeconds: 0.001, points: [point(0.125, p99: 5)]))
+        #expect(none.contains("attestations under load: p99 <= 3 x service time missed at every load tested, from 12.5%"))
+    }
+}
+
+@Suite("Bench options")
+struct BenchOptionsTests {
+    @Test("--open-fraction takes a list: sorted, each load once, 0 dropped")
+    func openFractions() throws {
+        #expect(BenchOptions().openFractions == [0.5])
+        #expect(try BenchOptions.parse(["--open-fraction", "0.5,0.1,0.25,0.1"]).openFractions == [0.1, 0.25, 0.5])
+        #expect(try BenchOptions.parse(["--open-fraction", "0"]).openFractions.isEmpty)
+        #expect(try BenchOptions.parse(["--open-fraction", "0.3"]).openFractions == [0.3])
+    }
+
+    @Test("--open-fraction refuses a load above the saturating rate, and what is not a number")
+    func openFractionsRefused() {
+        #expect(throws: BenchError.self) { try BenchOptions.parse(["--open-fraction", "0.5,1.5"]) }
+        #expect(throws: BenchError.self) { try BenchOptions.parse(["--open-fraction", "half"]) }
+        #expect(throws: BenchError.self) { try BenchOptions.parse(["--open-fraction", "0.1,,0.5"]) }
+        #expect(throws: BenchError.self) { try BenchOptions.parse(["--open-fraction", "-0.1"]) }
+    }
+}
