@@ -9,7 +9,9 @@
 # IDLE_CONNECTIONS (10000; 0 skips the idle-connection memory check), STORE (sqlite, as config/dev.json: a fresh
 # file in the temporary folder; memory; or redis: a redis-server on a free loopback port, started and stopped here),
 # VERIFIER_THREADS (0: one per core), OPEN_FRACTIONS (0.1,0.25,0.5: the open-loop loads, as fractions of each
-# exchange's saturating rate; the issue's target is at 0.5), BENCH_ARGS (more attestd-bench options, after these).
+# exchange's saturating rate; the issue's target is at 0.5), TLS (1: the listener speaks TLS with a fresh self-signed
+# P-256 certificate for 127.0.0.1, and the bench connects with ALPN h2 and checks it), BENCH_ARGS (more
+# attestd-bench options, after these).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 attestd="${ATTESTD_BIN:-.build/release/attestd}"
@@ -51,7 +53,7 @@ if [ "$idle" -gt 0 ]; then
 fi
 
 machine="$(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(awk '/MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo), $(uname -r)"
-version="attestd $(git describe --always --dirty 2>/dev/null || echo '?'), ${STORE:-sqlite} store"
+version="attestd $(git describe --always --dirty 2>/dev/null || echo '?'), ${STORE:-sqlite} store$([ "${TLS:-0}" = 1 ] && echo ', TLS')"
 
 run() { # run NAME ALG PHASES [extra bench options...]
   local name="$1" alg="$2" phases="$3"; shift 3
@@ -60,11 +62,18 @@ run() { # run NAME ALG PHASES [extra bench options...]
   if [ "$alg" = "ES256" ]; then
     openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$dir/keys/token-signing.pem" 2>/dev/null
   fi
-  local port
+  local port listener tls_args=()
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  listener="{ \"address\": \"127.0.0.1\", \"port\": $port }"
+  if [ "${TLS:-0}" = 1 ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=attestd-bench \
+      -addext subjectAltName=IP:127.0.0.1 -keyout "$dir/keys/tls-key.pem" -out "$dir/keys/tls-cert.pem" 2>/dev/null
+    listener="{ \"address\": \"127.0.0.1\", \"port\": $port, \"tls\": { \"certificate\": \"keys/tls-cert.pem\", \"privateKey\": \"keys/tls-key.pem\" } }"
+    tls_args=(--tls --ca "$dir/keys/tls-cert.pem")
+  fi
   cat >"$dir/config.json" <<JSON
 {
-  "listeners": [ { "address": "127.0.0.1", "port": $port } ],
+  "listeners": [ $listener ],
   "eventLoops": 0,
   "logLevel": "warning",
   "limits": { "maxConcurrentStreams": 100, "maxHeaderListBytes": 16384, "maxMessageBytes": 65536,
@@ -82,7 +91,7 @@ JSON
   # The bench makes its simulated CA and writes the root first; the server starts trusting it; the bench waits
   # for the server to answer before it measures anything.
   "$bench" --port "$port" --framing "$framing" --phases "$phases" \
-    --open-fraction "${OPEN_FRACTIONS:-0.1,0.25,0.5}" \
+    --open-fraction "${OPEN_FRACTIONS:-0.1,0.25,0.5}" "${tls_args[@]}" \
     --connections "${CONNECTIONS:-8}" --streams "${STREAMS:-16}" --warmup "${WARMUP:-1}" --duration "${DURATION:-3}" \
     --write-roots "$dir/root.pem" --server-pid-file "$dir/server.pid" --report "$out/$name" --label "$version, $alg tokens, $framing" \
     "$@" ${BENCH_ARGS:-} >"$out/$name.txt" 2>&1 &

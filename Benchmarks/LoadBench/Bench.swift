@@ -9,6 +9,8 @@ final class Bench {
     let options: BenchOptions
     let endpoint: Endpoint
     let fleet: SimulatedFleet
+    /// The TLS client context (`--tls`); nil for h2c.
+    let tls: ClientTLS?
     let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     private(set) var bound: CryptoBound?
     /// The token algorithm the server signs with, read from its first token.
@@ -32,11 +34,12 @@ final class Bench {
         return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
-    init(options: BenchOptions) {
+    init(options: BenchOptions) throws(BenchError) {
         self.options = options
         endpoint = Endpoint(
             framing: options.framing, app: "projects/\(options.projectNumber)/apps/\(options.appID)",
-            authority: "\(options.host):\(options.port)")
+            authority: "\(options.serverName ?? options.host):\(options.port)", scheme: options.tls ? "https" : "http")
+        tls = options.tls ? try ClientTLS(caFile: options.caFile, verify: !options.insecure, serverName: options.serverName) : nil
         fleet = SimulatedFleet(
             appID: "\(options.teamID).\(options.bundleID)",
             environment: options.environment == "production" ? .production : .development, receipts: options.receipts)
@@ -80,7 +83,7 @@ final class Bench {
 
     /// Sends setup requests and returns their outcomes in order (one thread, all the connections' streams).
     func batch(_ jobs: [Job]) throws(BenchError) -> [Outcome] {
-        let worker = try LoadWorker(endpoint: endpoint, host: options.host, port: options.port,
+        let worker = try LoadWorker(endpoint: endpoint, host: options.host, port: options.port, tls: tls,
                                     connections: min(options.connections, max(1, jobs.count / 64)),
                                     streamsPerConnection: max(options.streams, 32))
         let workload = BatchWorkload(jobs: jobs)
@@ -173,7 +176,7 @@ final class Bench {
         var workloads: [PhaseWorkload] = []
         for thread in 0..<threads {
             workers.append(try LoadWorker(
-                endpoint: endpoint, host: options.host, port: options.port,
+                endpoint: endpoint, host: options.host, port: options.port, tls: tls,
                 connections: connectionShares[thread].count, streamsPerConnection: streams))
             let laneRange = laneShares.indices.contains(thread) ? laneShares[thread] : 0..<0
             var lanes = Array(assertionLanes[laneRange])

@@ -5,6 +5,12 @@ struct BenchOptions: Sendable {
     var host = "127.0.0.1"
     var port = 8080
     var framing = Framing.grpc
+    /// TLS with ALPN h2 instead of h2c; the server's certificate checked against `caFile` (nil: the system's store)
+    /// for `serverName` (nil: the host), unless `insecure`.
+    var tls = false
+    var caFile: String?
+    var serverName: String?
+    var insecure = false
     var projectNumber = "123456789012"
     var appID = "1:123456789012:ios:0123456789abcdef"
     var teamID = "DEVTEAM123"
@@ -32,7 +38,11 @@ struct BenchOptions: Sendable {
 
     static let usage = """
         usage: attestd-bench [options]
-          --host ADDR --port N          server (h2c, prior knowledge; default 127.0.0.1:8080)
+          --host ADDR --port N          server (IPv4; h2c with prior knowledge unless --tls; default 127.0.0.1:8080)
+          --tls                         TLS with ALPN h2; the certificate checked for --server-name, else the address
+          --ca FILE                     trust these PEM certificates (default: the system's trust store)
+          --server-name NAME            the name to send (SNI) and check the certificate against
+          --insecure                    do not check the server's certificate
           --framing grpc|rest           request framing (default grpc)
           --project NUMBER --app-id ID --team TEAMID --bundle ID --environment development|production
                                         the app the server is configured with (default: config/dev.json's)
@@ -81,6 +91,10 @@ struct BenchOptions: Sendable {
             switch argument {
             case "--host": options.host = try value()
             case "--port": options.port = Int(try number(try value()))
+            case "--tls": options.tls = true
+            case "--ca": options.caFile = try value()
+            case "--server-name": options.serverName = try value()
+            case "--insecure": options.insecure = true
             case "--framing":
                 guard let framing = Framing(rawValue: try value()) else { throw BenchError("--framing is grpc or rest") }
                 options.framing = framing
@@ -115,6 +129,9 @@ struct BenchOptions: Sendable {
         }
         for phase in options.phases where !["challenge", "attestation", "assertion", "mixed"].contains(phase) {
             throw BenchError("unknown phase \(phase)")
+        }
+        if !options.tls && (options.caFile != nil || options.serverName != nil || options.insecure) {
+            throw BenchError("--ca, --server-name and --insecure need --tls")
         }
         options.threads = min(options.threads, options.connections)
         return options

@@ -13,6 +13,8 @@ struct Endpoint: Sendable {
     /// `projects/{number}/apps/{app id}`.
     let app: String
     let authority: String
+    /// "https" over TLS, "http" over h2c.
+    var scheme = "http"
 
     var contentType: String { framing == .grpc ? "application/grpc" : "application/json" }
 

@@ -2,8 +2,8 @@ import CNghttp2
 import CShims
 import Glibc
 
-/// One HTTP/2 (h2c, prior knowledge) client connection: a non-blocking socket and an nghttp2 client session, owned
-/// by one worker thread. Requests go out with `submit`; bytes move when the worker calls `flush` (writable) and
+/// One HTTP/2 client connection (h2c with prior knowledge, or TLS with ALPN h2): a non-blocking socket and an nghttp2
+/// client session, owned by one worker thread. Requests go out with `submit`; bytes move when the worker calls `flush` (writable) and
 /// `readAvailable` (readable); finished streams are handed to `onComplete` after nghttp2 returns, never from inside
 /// its callbacks, so the worker may submit again without re-entering the session.
 final class H2ClientConnection {
@@ -15,6 +15,7 @@ final class H2ClientConnection {
     }
 
     let fd: Int32
+    private let transport: ClientTransport
     private var session: OpaquePointer?
     private var streams: [Int32: StreamState] = [:]
     private var finished: [(Job, UInt64, Outcome)] = []
@@ -25,14 +26,16 @@ final class H2ClientConnection {
     private(set) var wantsWritable = false
     var inFlight: Int { streams.count }
 
-    /// Connects (blocking, to loopback or a LAN peer) and makes the socket non-blocking.
-    init(host: String, port: Int) throws(BenchError) {
+    /// Connects (blocking, to loopback or a LAN peer), runs the TLS handshake if `tls` is given, and makes the
+    /// socket non-blocking.
+    init(host: String, port: Int, tls: ClientTLS? = nil) throws(BenchError) {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw BenchError("not an IPv4 address: \(host)") }
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | cshims_SOCK_CLOEXEC, 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | cshims_SOCK_CLOEXEC, 0)
         guard fd >= 0 else { throw BenchError("socket: errno \(errno)") }
+        self.fd = fd
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -43,6 +46,16 @@ final class H2ClientConnection {
         }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        var ssl: OpaquePointer?
+        if let tls {
+            do throws(BenchError) {
+                ssl = try tls.handshake(fd: fd, host: host)
+            } catch {
+                close(fd)
+                throw error
+            }
+        }
+        transport = ClientTransport(fd: fd, ssl: ssl)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
 
         var callbacks: OpaquePointer?
@@ -63,7 +76,7 @@ final class H2ClientConnection {
 
     deinit {
         nghttp2_session_del(session)
-        close(fd)
+        transport.close()
     }
 
     /// The server's limit on concurrent streams (100 until its SETTINGS arrive, as nghttp2 assumes).
@@ -93,17 +106,12 @@ final class H2ClientConnection {
             output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
             if output.count - outputStart > 256 * 1024 { break }
         }
-        while outputStart < output.count {
-            let sent = output.withUnsafeBytes { bytes in
-                send(fd, bytes.baseAddress! + outputStart, bytes.count - outputStart, Int32(MSG_NOSIGNAL))
-            }
-            if sent > 0 {
-                outputStart += sent
-            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                break
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else {
+        sending: while outputStart < output.count {
+            let result = output.withUnsafeBytes { bytes in transport.write(UnsafeRawBufferPointer(rebasing: bytes[outputStart...])) }
+            switch result {
+            case .moved(let count): outputStart += count
+            case .wouldBlock: break sending
+            case .closed:
                 fail()
                 return
             }
@@ -119,19 +127,19 @@ final class H2ClientConnection {
     func readAvailable(buffer: UnsafeMutableRawBufferPointer) {
         guard !isClosed else { return }
         while true {
-            let count = recv(fd, buffer.baseAddress, buffer.count, 0)
-            if count > 0 {
+            switch transport.read(into: buffer) {
+            case .moved(let count):
                 let consumed = nghttp2_session_mem_recv(session, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), count)
                 if consumed < 0 {
                     fail()
                     return
                 }
-                if count < buffer.count { return }
-            } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                // In the clear, a short read drained the socket. TLS hands out a record at a time and may hold
+                // decrypted bytes that epoll cannot see, so it reads on until it would block.
+                if transport.ssl == nil && count < buffer.count { return }
+            case .wouldBlock:
                 return
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
+            case .closed:
                 fail()
                 return
             }

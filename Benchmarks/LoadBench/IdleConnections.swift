@@ -14,7 +14,7 @@ struct IdleConnectionsReport: Sendable {
         opened > 0 ? Double(serverRSSAfterBytes - serverRSSBeforeBytes) / Double(opened) : 0
     }
 
-    static func measure(count: Int, host: String, port: Int, serverPID: Int32) -> IdleConnectionsReport {
+    static func measure(count: Int, host: String, port: Int, tls: ClientTLS?, serverPID: Int32) -> IdleConnectionsReport {
         let before = residentBytes(pid: serverPID)
         let start = MonotonicTime.nanoseconds()
         var connections: [H2ClientConnection] = []
@@ -22,7 +22,7 @@ struct IdleConnectionsReport: Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
         defer { buffer.deallocate() }
         for index in 0..<count {
-            guard let connection = try? H2ClientConnection(host: host, port: port) else { break }
+            guard let connection = try? H2ClientConnection(host: host, port: port, tls: tls) else { break }
             connection.flush()
             connections.append(connection)
             // Read the server's SETTINGS now and then, so no socket buffer fills while the rest connect.

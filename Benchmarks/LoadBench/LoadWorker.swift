@@ -7,6 +7,7 @@ final class LoadWorker {
     private let host: String
     private let port: Int
     private let streamsPerConnection: Int
+    private let tls: ClientTLS?
     private var connections: [H2ClientConnection] = []
     private let headers: [RequestHeaders]
     private let epoll: Int32
@@ -19,13 +20,15 @@ final class LoadWorker {
 
     private static let timerToken = UInt64.max
 
-    init(endpoint: Endpoint, host: String, port: Int, connections count: Int, streamsPerConnection: Int) throws(BenchError) {
+    init(endpoint: Endpoint, host: String, port: Int, tls: ClientTLS?, connections count: Int, streamsPerConnection: Int)
+        throws(BenchError) {
         self.endpoint = endpoint
+        self.tls = tls
         self.host = host
         self.port = port
         self.streamsPerConnection = streamsPerConnection
         headers = RequestKind.allCases.map {
-            RequestHeaders(path: endpoint.path($0), authority: endpoint.authority, contentType: endpoint.contentType,
+            RequestHeaders(path: endpoint.path($0), authority: endpoint.authority, scheme: endpoint.scheme, contentType: endpoint.contentType,
                            grpc: endpoint.framing == .grpc)
         }
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -45,7 +48,7 @@ final class LoadWorker {
     }
 
     private func addConnection() throws(BenchError) {
-        let connection = try H2ClientConnection(host: host, port: port)
+        let connection = try H2ClientConnection(host: host, port: port, tls: tls)
         _ = cshims_epoll_ctl(epoll, EPOLL_CTL_ADD, connection.fd, cshims_EPOLLIN, UInt64(connections.count))
         connections.append(connection)
         connection.flush()
@@ -54,7 +57,7 @@ final class LoadWorker {
     /// Replaces a connection the server closed, so a phase goes on at the same concurrency.
     private func reconnect(_ index: Int) {
         _ = cshims_epoll_ctl(epoll, EPOLL_CTL_DEL, connections[index].fd, 0, 0)
-        guard let connection = try? H2ClientConnection(host: host, port: port) else { return }
+        guard let connection = try? H2ClientConnection(host: host, port: port, tls: tls) else { return }
         _ = cshims_epoll_ctl(epoll, EPOLL_CTL_ADD, connection.fd, cshims_EPOLLIN, UInt64(index))
         connections[index] = connection
         connection.flush()

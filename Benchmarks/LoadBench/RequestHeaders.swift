@@ -8,9 +8,9 @@ final class RequestHeaders {
     private let lengthField: Int
     private let lengthDigits: UnsafeMutablePointer<UInt8>
 
-    init(path: String, authority: String, contentType: String, grpc: Bool) {
+    init(path: String, authority: String, scheme: String = "http", contentType: String, grpc: Bool) {
         var pairs: [(String, String)] = [
-            (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", authority),
+            (":method", "POST"), (":scheme", scheme), (":path", path), (":authority", authority),
             ("content-type", contentType),
         ]
         if grpc { pairs.append(("te", "trailers")) }

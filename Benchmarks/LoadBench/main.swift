@@ -4,7 +4,7 @@ import Glibc
 // reports throughput, latency and correctness beside the crypto bound measured in the same run.
 do {
     let options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
-    let bench = Bench(options: options)
+    let bench = try Bench(options: options)
     if let path = options.writeRoots {
         try bench.fleet.writeRoots(to: path)
         Console.line("wrote the simulated App Attest root to \(path) (receipts: \(path).receipt.pem)")
@@ -21,7 +21,7 @@ do {
     if options.idleConnections > 0 {
         if let pid = bench.serverPID {
             let idle = IdleConnectionsReport.measure(count: options.idleConnections, host: options.host, port: options.port,
-                                                     serverPID: pid)
+                                                     tls: bench.tls, serverPID: pid)
             bench.idle = idle
             TextReport.printIdle(idle)
         } else {

@@ -1,0 +1,85 @@
+"""attestd-bench's own HTTP/2 client over TLS (issue 5: "h2c or TLS; gRPC or REST framing"): the whole `make bench`
+script with a TLS listener and REST framing, kept short, and the client's certificate checks against the shared
+server's TLS listener, each refusal with the reason."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from attestd_server import REPO, AttestdServer, attestd_binary, make_tls_files
+
+BENCH = Path(os.environ.get("ATTESTD_BENCH_BIN", REPO / ".build" / "debug" / "attestd-bench"))
+
+
+def bench(*arguments: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """attestd-bench with a short profile: challenges only, a quick bound, one short phase."""
+    assert BENCH.exists(), f"{BENCH} does not exist: build first (swift build)"
+    command = [str(BENCH), "--phases", "challenge", "--warmup", "0", "--duration", "0.3", "--bound-seconds", "0.05",
+               "--connections", "2", "--streams", "4", "--wait", "2", *arguments]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+def test_make_bench_script_runs_over_tls_with_rest_framing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    environment = dict(
+        os.environ, TLS="1", FRAMING="rest", STORE="memory", TOKENS="ES256", IDLE_CONNECTIONS="0", WARMUP="0.2",
+        DURATION="0.5", OPEN_FRACTIONS="0.25", OUT=str(out), ATTESTD_BIN=str(attestd_binary()), BENCH_BIN=str(BENCH),
+        BENCH_ARGS="--phases challenge,assertion --bound-seconds 0.05 --connections 2 --streams 4",
+    )
+    run = subprocess.run([str(REPO / "scripts" / "bench.sh")], env=environment, capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    report = json.loads((out / "standard-es256" / "report.json").read_text())
+    assert report["framing"] == "rest"
+    assert "TLS" in report["label"]
+    phases = {phase["name"]: phase for phase in report["phases"]}
+    assert set(phases) == {"challenges", "assertions", "assertions, one at a time", "assertions, open loop at 25%"}
+    for phase in phases.values():
+        for kind, stats in phase["kinds"].items():
+            assert stats["ok"] > 0 and stats["errors"] == {}, (phase["name"], kind, stats)
+            assert stats["replaysNotRefused"] == {}, (phase["name"], kind, stats)
+    # Assertions sent replays during the run, over the same TLS connections, and every one was refused.
+    assert phases["assertions"]["kinds"]["assertion"]["replaysSent"] > 0
+    assert phases["assertions"]["kinds"]["assertion"]["replaysRefused"] == phases["assertions"]["kinds"]["assertion"]["replaysSent"]
+    sweep = report["latencyUnderLoad"]["assertion"]
+    assert [point["fraction"] for point in sweep["points"]] == [0.25]
+    assert sweep["serviceTimeMs"] > 0 and sweep["points"][0]["p99Ms"] > 0
+    assert (out / "standard-es256" / "load.dat").read_text().count("\n") >= 3
+
+
+def test_bench_over_tls_checks_the_certificate_against_the_given_ca(server: AttestdServer) -> None:
+    trusted = bench("--port", str(server.tls_port), "--tls", "--ca", str(server.directory / "cert.pem"))
+    assert trusted.returncode == 0, trusted.stdout + trusted.stderr
+    assert "challenges [closed, 2x4]" in trusted.stdout
+    assert "errors 0" in trusted.stdout
+
+
+def test_bench_refuses_a_certificate_from_another_ca(server: AttestdServer, tmp_path: Path) -> None:
+    other_certificate, _ = make_tls_files(tmp_path)
+    refused = bench("--port", str(server.tls_port), "--tls", "--ca", str(other_certificate))
+    assert refused.returncode == 2
+    assert "certificate verify failed" in refused.stderr or "unable to get local issuer" in refused.stderr, refused.stderr
+
+
+def test_bench_checks_the_server_name(server: AttestdServer) -> None:
+    # The shared certificate names localhost and 127.0.0.1, not this name.
+    refused = bench("--port", str(server.tls_port), "--tls", "--ca", str(server.directory / "cert.pem"),
+                    "--server-name", "attestd.example.com")
+    assert refused.returncode == 2
+    assert "hostname mismatch" in refused.stderr or "certificate verify failed" in refused.stderr, refused.stderr
+    named = bench("--port", str(server.tls_port), "--tls", "--ca", str(server.directory / "cert.pem"),
+                  "--server-name", "localhost")
+    assert named.returncode == 0, named.stdout + named.stderr
+
+
+def test_bench_insecure_skips_the_check_and_tls_fails_cleanly_on_an_h2c_port(server: AttestdServer) -> None:
+    insecure = bench("--port", str(server.tls_port), "--tls", "--insecure")
+    assert insecure.returncode == 0, insecure.stdout + insecure.stderr
+    cleartext = bench("--port", str(server.h2c_port), "--tls", "--insecure")
+    assert cleartext.returncode == 2
+    assert "TLS handshake with 127.0.0.1 failed" in cleartext.stderr, cleartext.stderr
+    # And the options that only mean something with TLS are refused without it.
+    misuse = bench("--port", str(server.h2c_port), "--insecure")
+    assert misuse.returncode == 2 and "need --tls" in misuse.stderr
