@@ -53,7 +53,9 @@ if [ "$idle" -gt 0 ]; then
 fi
 
 machine="$(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(awk '/MemTotal/ {printf "%.1f GB", $2 / 1048576}' /proc/meminfo), $(uname -r)"
-version="attestd $(git describe --always --dirty 2>/dev/null || echo '?'), ${STORE:-sqlite} store$([ "${TLS:-0}" = 1 ] && echo ', TLS')"
+transport=h2c
+[ "${TLS:-0}" = 1 ] && transport=TLS
+version="attestd $(git describe --always --dirty 2>/dev/null || echo '?'), ${STORE:-sqlite} store, $transport"
 
 run() { # run NAME ALG PHASES [extra bench options...]
   local name="$1" alg="$2" phases="$3"; shift 3

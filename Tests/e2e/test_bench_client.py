@@ -1,5 +1,5 @@
-"""attestd-bench's own HTTP/2 client over TLS (issue 5: "h2c or TLS; gRPC or REST framing"): the whole `make bench`
-script with a TLS listener and REST framing, kept short, and the client's certificate checks against the shared
+"""attestd-bench's own HTTP/2 client, h2c or TLS (issue 5: "h2c or TLS; gRPC or REST framing"): the whole `make bench`
+script, kept short, over h2c with gRPC and over TLS with REST, and the client's certificate checks against the shared
 server's TLS listener, each refusal with the reason."""
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from attestd_server import REPO, AttestdServer, attestd_binary, make_tls_files
 
@@ -22,18 +24,19 @@ def bench(*arguments: str, timeout: float = 60) -> subprocess.CompletedProcess[s
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
-def test_make_bench_script_runs_over_tls_with_rest_framing(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("tls", "framing"), [("0", "grpc"), ("1", "rest")], ids=["h2c-grpc", "tls-rest"])
+def test_make_bench_script_runs_the_profile(tmp_path: Path, tls: str, framing: str) -> None:
     out = tmp_path / "out"
     environment = dict(
-        os.environ, TLS="1", FRAMING="rest", STORE="memory", TOKENS="ES256", IDLE_CONNECTIONS="0", WARMUP="0.2",
+        os.environ, TLS=tls, FRAMING=framing, STORE="memory", TOKENS="ES256", IDLE_CONNECTIONS="0", WARMUP="0.2",
         DURATION="0.5", OPEN_FRACTIONS="0.25", OUT=str(out), ATTESTD_BIN=str(attestd_binary()), BENCH_BIN=str(BENCH),
         BENCH_ARGS="--phases challenge,assertion --bound-seconds 0.05 --connections 2 --streams 4",
     )
     run = subprocess.run([str(REPO / "scripts" / "bench.sh")], env=environment, capture_output=True, text=True, timeout=240)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     report = json.loads((out / "standard-es256" / "report.json").read_text())
-    assert report["framing"] == "rest"
-    assert "TLS" in report["label"]
+    assert report["framing"] == framing
+    assert ("TLS" if tls == "1" else "h2c") in report["label"]
     phases = {phase["name"]: phase for phase in report["phases"]}
     assert set(phases) == {"challenges", "assertions", "assertions, one at a time", "assertions, open loop at 25%"}
     for phase in phases.values():

@@ -14,7 +14,8 @@ long cshims_SSL_CTX_set_mode(SSL_CTX *ctx, long mode);
 /// SSL_CTX_set_min_proto_version (e.g. TLS1_2_VERSION).
 int cshims_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version);
 /// The SSL_MODE_* bits the HTTP module sets on every context: partial writes, a write buffer that may move
-/// between retries (Swift arrays do).
+/// between retries (Swift arrays do), and record buffers released while a connection is idle (about 34 KB each
+/// otherwise: 10,000 idle TLS connections held 509 MB with them, against 200 MB allowed).
 long cshims_SSL_MODE_http(void);
 
 // STACK_OF(X509) is a family of macros over OPENSSL_sk_*: certificate chains cross this edge as X509 stacks.
