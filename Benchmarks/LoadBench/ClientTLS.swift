@@ -115,28 +115,14 @@ struct ClientTransport {
     let ssl: OpaquePointer?
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> TransferResult {
-        guard let ssl else {
-            while true {
-                let count = recv(fd, buffer.baseAddress, buffer.count, 0)
-                if count > 0 { return .moved(count) }
-                if count < 0 && errno == EINTR { continue }
-                return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? .wouldBlock : .closed
-            }
-        }
+        guard let ssl else { return Self.plain { recv(fd, buffer.baseAddress, buffer.count, 0) } }
         ERR_clear_error()
         let count = SSL_read(ssl, buffer.baseAddress, Int32(min(buffer.count, Int(Int32.max))))
         return count > 0 ? .moved(Int(count)) : Self.outcome(ssl, count)
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) -> TransferResult {
-        guard let ssl else {
-            while true {
-                let sent = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-                if sent > 0 { return .moved(sent) }
-                if sent < 0 && errno == EINTR { continue }
-                return sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? .wouldBlock : .closed
-            }
-        }
+        guard let ssl else { return Self.plain { send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) } }
         ERR_clear_error()
         let sent = SSL_write(ssl, bytes.baseAddress, Int32(min(bytes.count, Int(Int32.max))))
         return sent > 0 ? .moved(Int(sent)) : Self.outcome(ssl, sent)
@@ -148,6 +134,16 @@ struct ClientTransport {
     func close() {
         if let ssl { SSL_free(ssl) }
         Glibc.close(fd)
+    }
+
+    /// A system call on the socket in the clear, retried when a signal interrupted it.
+    private static func plain(_ call: () -> Int) -> TransferResult {
+        while true {
+            let count = call()
+            if count > 0 { return .moved(count) }
+            if count < 0 && errno == EINTR { continue }
+            return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? .wouldBlock : .closed
+        }
     }
 
     private static func outcome(_ ssl: OpaquePointer, _ result: Int32) -> TransferResult {
