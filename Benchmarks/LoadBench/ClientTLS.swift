@@ -49,9 +49,22 @@ final class ClientTLS: @unchecked Sendable {
 
     deinit { SSL_CTX_free(context) }
 
+    /// Seconds a blocking handshake may wait for the server, so a peer that accepts and says nothing cannot hang
+    /// the bench.
+    static let handshakeTimeoutSeconds = 10
+
     /// Runs the handshake on a connected, still blocking socket; returns the SSL object, which owns nothing but the
     /// session (the caller closes the socket).
     func handshake(fd: Int32, host: String) throws(BenchError) -> OpaquePointer {
+        var timeout = timeval(tv_sec: Self.handshakeTimeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        defer {
+            // Non-blocking from here on: the timeouts no longer apply, but leave nothing behind.
+            var none = timeval(tv_sec: 0, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
+        }
         ERR_clear_error()
         guard let ssl = SSL_new(context) else { throw Self.failure("SSL_new failed") }
         do throws(BenchError) {

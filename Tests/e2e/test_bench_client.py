@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -86,3 +88,19 @@ def test_bench_insecure_skips_the_check_and_tls_fails_cleanly_on_an_h2c_port(ser
     # And the options that only mean something with TLS are refused without it.
     misuse = bench("--port", str(server.h2c_port), "--insecure")
     assert misuse.returncode == 2 and "need --tls" in misuse.stderr
+
+
+def test_bench_gives_up_on_a_peer_that_never_answers_the_handshake() -> None:
+    # A listener that accepts and then says nothing: the blocking handshake times out instead of hanging the bench.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    try:
+        started = time.monotonic()
+        silent = bench("--port", str(listener.getsockname()[1]), "--tls", "--insecure", "--wait", "1", timeout=40)
+        elapsed = time.monotonic() - started
+        assert silent.returncode == 2, silent.stdout + silent.stderr
+        assert "TLS handshake with 127.0.0.1 failed" in silent.stderr, silent.stderr
+        assert elapsed < 30, elapsed
+    finally:
+        listener.close()
