@@ -16,6 +16,7 @@ static const uint32_t cshims_EPOLLOUT = EPOLLOUT;
 static const uint32_t cshims_EPOLLERR = EPOLLERR;
 static const uint32_t cshims_EPOLLHUP = EPOLLHUP;
 static const uint32_t cshims_EPOLLRDHUP = EPOLLRDHUP;
+static const uint32_t cshims_EPOLLET = EPOLLET;
 
 // SOCK_NONBLOCK / SOCK_CLOEXEC are enum-typed in glibc's headers; accept4 and socket want plain ints.
 static const int cshims_SOCK_NONBLOCK = SOCK_NONBLOCK;
