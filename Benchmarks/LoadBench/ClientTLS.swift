@@ -100,12 +100,11 @@ final class ClientTLS: @unchecked Sendable {
         }
     }
 
+    /// `what`, followed by whatever OpenSSL queued (drained by the loop every module shares, `cshims_ERR_drain`).
     private static func failure(_ what: String) -> BenchError {
-        var detail = ""
-        var buffer = [CChar](repeating: 0, count: 256)
-        while case let code = ERR_get_error(), code != 0 {
-            ERR_error_string_n(code, &buffer, buffer.count)
-            detail += (detail.isEmpty ? "" : "; ") + String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let detail = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 2048) { buffer in
+            let count = cshims_ERR_drain(buffer.baseAddress, buffer.count)
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
         }
         return BenchError("tls: \(what)" + (detail.isEmpty ? "" : ": \(detail)"))
     }
