@@ -282,6 +282,16 @@ final class Bench {
         Int((rate * (options.warmup + options.duration) * 1.25).rounded(.up)) + inFlight + 16
     }
 
+    /// The name of `kind`'s open-loop phase at `fraction` of its saturating rate.
+    static func openLoopName(_ kind: RequestKind, _ fraction: Double) -> String {
+        "\(kind.name)s, open loop at \(TextReport.percent(fraction))"
+    }
+
+    /// Each exchange's open-loop sweep, attestations first: what the targets, `report.json` and `load.dat` report.
+    var sweeps: [(kind: RequestKind, sweep: LatencyUnderLoad)] {
+        [RequestKind.attestation, .assertion].compactMap { kind in latencyUnderLoad(kind).map { (kind, $0) } }
+    }
+
     /// `kind`'s open-loop phases against its service time, when this run measured both.
     func latencyUnderLoad(_ kind: RequestKind) -> LatencyUnderLoad? {
         guard let service = serviceTime[kind], service > 0 else { return nil }
@@ -351,7 +361,7 @@ final class Bench {
             for fraction in options.openFractions {
                 let rate = saturatedRate * fraction
                 (attestations, assertionLanes) = try jobs(rate)
-                var open = try run(name: "\(kind.name)s, open loop at \(TextReport.percent(fraction))", kinds: [kind],
+                var open = try run(name: Self.openLoopName(kind, fraction), kinds: [kind],
                                    pattern: [kind], pacing: .open(ratePerSecond: rate), connections: options.connections,
                                    streams: options.streams, attestations: attestations, assertionLanes: assertionLanes,
                                    bound: phaseBound).heldToBounds(of: saturated)

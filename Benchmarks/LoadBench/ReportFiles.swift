@@ -36,14 +36,9 @@ enum ReportFiles {
         fclose(file)
     }
 
-    /// Kinds with an open-loop sweep, in the order of `load.dat`'s blocks.
-    private static func sweptKinds(_ bench: Bench) -> [(RequestKind, LatencyUnderLoad)] {
-        [RequestKind.attestation, .assertion].compactMap { kind in bench.latencyUnderLoad(kind).map { (kind, $0) } }
-    }
-
     private static func loadData(_ bench: Bench) -> String {
         var text = "# kind block; percent of the saturating rate, p50 ms, p99 ms, allowed p99 ms (3 x service time)\n"
-        for (kind, sweep) in sweptKinds(bench) {
+        for (kind, sweep) in bench.sweeps {
             text += "# \(kind.name)s, service time \(sweep.serviceSeconds * 1e3) ms\n"
             for point in sweep.points {
                 text += "\(point.fraction * 100) \(point.p50Seconds * 1e3) \(point.p99Seconds * 1e3) "
@@ -65,7 +60,7 @@ enum ReportFiles {
         let slowestPlots = titles.enumerated().map { index, title in
             "'timeline.dat' index \(index) using 2:($4 > 0 ? $4 : 1/0) with lines title \"\(title)\""
         }.joined(separator: ", \\\n     ")
-        let swept = sweptKinds(bench)
+        let swept = bench.sweeps
         let loadPlots = swept.isEmpty
             ? "NaN title \"no open-loop phase\""
             : swept.enumerated().map { index, entry in
@@ -149,8 +144,7 @@ enum ReportFiles {
             }
             $0.key("latencyUnderLoad")
             $0.object {
-                for kind in [RequestKind.attestation, .assertion] {
-                    guard let sweep = bench.latencyUnderLoad(kind) else { continue }
+                for (kind, sweep) in bench.sweeps {
                     $0.key(kind.name)
                     $0.object { latencyUnderLoad(sweep, &$0) }
                 }

@@ -137,18 +137,17 @@ enum TextReport {
             if let tables = report.tablesRatio { line += "; to the bound with P-384 tables: \(format(tables, 3))" }
             Console.line(line)
         }
-        for report in bench.reports where report.pacing == "open" {
-            guard let kind = report.kinds.first, let service = bench.serviceTime[kind], service > 0 else { continue }
-            let p99 = report.result.latency.value(atPercentile: 99).secondsValue
-            let times = p99 / service
-            Console.line("""
-                  \(report.name): p99 \(format(p99 * 1e3, 2)) ms <= 3 x service time \(format(service * 1e3, 2)) ms: \
-                \(format(times, 2)) x \(times <= 3 ? "met" : "MISSED")
-                """)
+        let sweeps = bench.sweeps
+        for (kind, sweep) in sweeps {
+            for point in sweep.points {
+                Console.line("""
+                      \(Bench.openLoopName(kind, point.fraction)): p99 \(format(point.p99Seconds * 1e3, 2)) ms <= \
+                    \(format(LatencyUnderLoad.allowedMultiple, 0)) x service time \(format(sweep.serviceSeconds * 1e3, 2)) ms: \
+                    \(format(sweep.multiple(point), 2)) x \(sweep.meets(point) ? "met" : "MISSED")
+                    """)
+            }
         }
-        for kind in [RequestKind.attestation, .assertion] {
-            if let sweep = bench.latencyUnderLoad(kind) { Console.line(latencyUnderLoad(kind, sweep)) }
-        }
+        for (kind, sweep) in sweeps { Console.line(latencyUnderLoad(kind, sweep)) }
         if let idle = bench.idle {
             let megabytes = Double(idle.serverRSSAfterBytes) / 1_048_576
             Console.line("""
