@@ -4,4 +4,5 @@
 #include "CShimsLinux.h"
 #include "CShimsOpenSSL.h"
 #include "CShimsFixedKey.h"
+#include "CShimsP256Key.h"
 #endif
