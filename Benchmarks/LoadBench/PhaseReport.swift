@@ -33,7 +33,8 @@ struct PhaseReport: Sendable {
 
     var throughput: Double { result.measuredSeconds > 0 ? Double(result.ok) / result.measuredSeconds : 0 }
     var ratio: Double? { bound.map { throughput / $0 } }
-    /// Attestations: the bound with attestd's P-384 leaf verification (precomputed tables), and the ratio to it.
+    /// The bound with attestd's own verification (precomputed tables: P-384 leaves for attestations, the device
+    /// key's for assertions), and the ratio to it.
     var tablesBound: Double?
     var tablesRatio: Double? { tablesBound.map { throughput / $0 } }
 

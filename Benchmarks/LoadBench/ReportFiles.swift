@@ -131,6 +131,7 @@ enum ReportFiles {
                     $0.field("rsa2048SignPerSecond", bound.rsa2048Sign)
                     $0.field("p256SignPerSecond", bound.p256Sign)
                     $0.field("p384VerifyTablesPerSecond", bound.p384VerifyTables)
+                    $0.field("p256VerifyTablesPerSecond", bound.p256VerifyTables)
                     $0.field("ratesAre", "operations per CPU-second of each thread, summed over one thread per core")
                     $0.key("wallClockPerSecond")
                     $0.object { for (name, rate) in bound.wallClock.sorted(by: { $0.key < $1.key }) { $0.field(name, rate) } }

@@ -32,17 +32,28 @@ struct CryptoBoundTests {
         bound.remeasure(CryptoBound.operations(for: .assertion, algorithm: "ES256"), secondsEach: 0.01)
         #expect(bound.p256Verify > 1 && bound.p256Sign > 1)
         #expect(bound.p384Verify == 1 && bound.rsa2048Sign == 1)
-        #expect(bound.wallClock.keys.sorted() == ["p256Sign", "p256Verify"])
+        #expect(bound.wallClock.keys.sorted() == ["p256Sign", "p256Verify", "p256VerifyTables"])
     }
 
-    @Test("the tables bound replaces only the P-384 verification, and only for attestations, once measured")
+    @Test("the tables bound replaces only the verification, for each exchange once its tables' rate is measured")
     func tablesBound() {
         var bound = self.bound
         #expect(bound.tablesBound(.attestation, algorithm: "ES256") == nil)
         bound.p384VerifyTables = 2500
         #expect(abs(bound.tablesBound(.attestation, algorithm: "ES256")! - 1 / (1.0 / 2500 + 1.0 / 24000)) < 1e-9)
         #expect(bound.tablesBound(.assertion, algorithm: "ES256") == nil)
+        bound.p256VerifyTables = 40000
+        #expect(abs(bound.tablesBound(.assertion, algorithm: "RS256")! - 1 / (1.0 / 40000 + 1.0 / bound.rsa2048Sign)) < 1e-9)
+        #expect(bound.tablesBound(.challenge, algorithm: "ES256") == nil)
         #expect(abs(bound.bound(.attestation, algorithm: "ES256")! - 1 / (1.0 / 1000 + 1.0 / 24000)) < 1e-9)
+    }
+
+    @Test("assertions measure both P-256 verifications; a known key's table is faster than OpenSSL's EVP path")
+    func keyTablesMeasured() {
+        var bound = CryptoBound(p384Verify: 1, p256Verify: 1, rsa2048Sign: 1, p256Sign: 1, threads: 1)
+        #expect(CryptoBound.operations(for: .assertion, algorithm: "RS256") == [.p256Verify, .p256VerifyTables, .rsa2048Sign])
+        bound.remeasure([.p256Verify, .p256VerifyTables], secondsEach: 0.1)
+        #expect(bound.p256Verify > 1 && bound.p256VerifyTables > bound.p256Verify)
     }
 
     @Test("attestations measure both P-384 verifications; the tables are faster than OpenSSL's EVP path")
