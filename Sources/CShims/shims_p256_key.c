@@ -318,43 +318,6 @@ int cshims_p256_key_verify(const cshims_p256_key *key, const unsigned char *dige
 
 #else
 // Other architectures keep OpenSSL's own verification: callers fall back when there is no table.
-/// The order n of P-256's group and its field prime p, least significant limb first.
-static const felem order = {0xf3b9cac2fc632551, 0xbce6faada7179e84, 0xffffffffffffffff, 0xffffffff00000000};
-static const felem prime = {0xffffffffffffffff, 0x00000000ffffffff, 0x0000000000000000, 0xffffffff00000001};
-
-/// a < b, as 256-bit numbers.
-static int less_than(const felem a, const felem b) {
-    for (int limb = 3; limb >= 0; limb--) {
-        if (a[limb] != b[limb]) return a[limb] < b[limb];
-    }
-    return 0;
-}
-
-/// out = a + b; the carry out of the top limb.
-static uint64_t add_carry(felem out, const felem a, const felem b) {
-    unsigned __int128 carry = 0;
-    for (int limb = 0; limb < 4; limb++) {
-        carry += (unsigned __int128)a[limb] + b[limb];
-        out[limb] = (uint64_t)carry;
-        carry >>= 64;
-    }
-    return (uint64_t)carry;
-}
-
-/// y² = x³ - 3x + b, for x and y in Montgomery form.
-static int on_curve(const felem x, const felem y) {
-    static const felem b = {0x3bce3c3e27d2604b, 0x651d06b0cc53b0f6, 0xb3ebbd55769886bc, 0x5ac635d8aa3a93e7};
-    felem bMontgomery, left, right, threeX;
-    ecp_nistz256_to_mont(bMontgomery, b);
-    ecp_nistz256_sqr_mont(left, y);
-    ecp_nistz256_sqr_mont(right, x);
-    ecp_nistz256_mul_mont(right, right, x);
-    ecp_nistz256_mul_by_3(threeX, x);
-    ecp_nistz256_sub(right, right, threeX);
-    ecp_nistz256_add(right, right, bMontgomery);
-    return memcmp(left, right, sizeof(felem)) == 0;
-}
-
 cshims_p256_key *cshims_p256_key_new(EVP_PKEY *pkey) { (void)pkey; return NULL; }
 void cshims_p256_key_free(cshims_p256_key *key) { (void)key; }
 int cshims_p256_key_verify(const cshims_p256_key *key, const unsigned char *digest, size_t digest_length,

@@ -39,45 +39,6 @@ struct FixedKeyVerifierTests {
         leaf.signatureAlgorithm == "1.2.840.10045.4.3.3" ? .sha384 : .sha256
     }
 
-    /// The DER INTEGER of a non-negative big-endian number.
-    static func integer(_ bytes: [UInt8]) -> [UInt8] {
-        var value = Array(bytes.drop(while: { $0 == 0 }))
-        if value.isEmpty { value = [0] }
-        if value[0] & 0x80 != 0 { value.insert(0, at: 0) }
-        return [0x02, UInt8(value.count)] + value
-    }
-
-    static func signature(r: [UInt8], s: [UInt8]) -> [UInt8] {
-        let body = integer(r) + integer(s)
-        return [0x30, UInt8(body.count)] + body
-    }
-
-    /// r and s of a DER signature as big-endian bytes.
-    static func parts(_ signature: some Collection<UInt8>) throws -> (r: [UInt8], s: [UInt8]) {
-        let bytes = Array(signature)
-        try #require(bytes[0] == 0x30 && bytes[2] == 0x02)
-        let rLength = Int(bytes[3])
-        let r = Array(bytes[4..<(4 + rLength)])
-        try #require(bytes[4 + rLength] == 0x02)
-        let sLength = Int(bytes[5 + rLength])
-        let s = Array(bytes[(6 + rLength)..<(6 + rLength + sLength)])
-        return (r, s)
-    }
-
-    /// a ± b for big-endian numbers of at most 49 bytes (enough for n + s).
-    static func add(_ a: [UInt8], _ b: [UInt8], subtract: Bool = false) -> [UInt8] {
-        let width = 50
-        let x = Array(repeating: 0, count: width - a.count) + a, y = Array(repeating: 0, count: width - b.count) + b
-        var result = [UInt8](repeating: 0, count: width)
-        var carry = 0
-        for index in stride(from: width - 1, through: 0, by: -1) {
-            let sum = subtract ? Int(x[index]) - Int(y[index]) + carry : Int(x[index]) + Int(y[index]) + carry
-            result[index] = UInt8((sum + 256) % 256)
-            carry = subtract ? (sum < 0 ? -1 : 0) : sum / 256
-        }
-        return result
-    }
-
     @Test("verifies Apple's real leaf with Apple's real App Attestation CA 1 key, as OpenSSL does")
     func appleCertificate() throws {
         let (leaf, issuer) = try Self.appleLeaf()
@@ -119,20 +80,20 @@ struct FixedKeyVerifierTests {
         let (leaves, issuer) = try Self.simulatedLeaves(1)
         let leaf = leaves[0], tbs = Array(leaves[0].tbsCertificate), digest = Self.digest(of: leaves[0])
         let fixed = try #require(FixedKeyVerifier(issuer))
-        let (r, s) = try Self.parts(leaf.signature)
-        #expect(fixed.isValidSignature(Self.signature(r: r, s: s), for: tbs, digest: digest))
+        let (r, s) = try ECDSASignatureBytes.parts(leaf.signature)
+        #expect(fixed.isValidSignature(ECDSASignatureBytes.signature(r: r, s: s), for: tbs, digest: digest))
         let refused: [(String, [UInt8])] = [
-            ("r = 0", Self.signature(r: [0], s: s)),
-            ("s = 0", Self.signature(r: r, s: [0])),
-            ("s = n", Self.signature(r: r, s: Self.order)),
-            ("r = n", Self.signature(r: Self.order, s: s)),
-            ("s + n", Self.signature(r: r, s: Self.add(s, Self.order))),
-            ("r + n", Self.signature(r: Self.add(r, Self.order), s: s)),
+            ("r = 0", ECDSASignatureBytes.signature(r: [0], s: s)),
+            ("s = 0", ECDSASignatureBytes.signature(r: r, s: [0])),
+            ("s = n", ECDSASignatureBytes.signature(r: r, s: Self.order)),
+            ("r = n", ECDSASignatureBytes.signature(r: Self.order, s: s)),
+            ("s + n", ECDSASignatureBytes.signature(r: r, s: ECDSASignatureBytes.add(s, Self.order))),
+            ("r + n", ECDSASignatureBytes.signature(r: ECDSASignatureBytes.add(r, Self.order), s: s)),
             ("trailing byte", Array(leaf.signature) + [0]),
             ("empty", []),
             ("truncated", Array(leaf.signature.dropLast(3))),
             ("non-minimal r", { () -> [UInt8] in
-                let body = [0x02, UInt8(r.count + 1), 0x00] + r + Self.integer(s)
+                let body = [0x02, UInt8(r.count + 1), 0x00] + r + ECDSASignatureBytes.integer(s)
                 return [0x30, UInt8(body.count)] + body
             }()),
         ]
@@ -141,7 +102,7 @@ struct FixedKeyVerifierTests {
             #expect(!issuer.isValidSignature(signature, for: tbs, digest: digest), "OpenSSL: \(what)")
         }
         // ECDSA cannot tell s from n - s: both verify, with OpenSSL too.
-        let negated = Self.signature(r: r, s: Self.add(Self.order, s, subtract: true))
+        let negated = ECDSASignatureBytes.signature(r: r, s: ECDSASignatureBytes.add(Self.order, s, subtract: true))
         #expect(issuer.isValidSignature(negated, for: tbs, digest: digest))
         #expect(fixed.isValidSignature(negated, for: tbs, digest: digest))
     }

@@ -28,33 +28,6 @@ struct P256KeyTablesTests {
          key.isValidSignature(signature, for: message, digest: .sha256, table: table))
     }
 
-    /// The DER INTEGER of a non-negative big-endian number.
-    static func integer(_ bytes: [UInt8]) -> [UInt8] {
-        var value = Array(bytes.drop(while: { $0 == 0 }))
-        if value.isEmpty { value = [0] }
-        if value[0] & 0x80 != 0 { value.insert(0, at: 0) }
-        return [0x02, UInt8(value.count)] + value
-    }
-
-    static func signature(r: [UInt8], s: [UInt8]) -> [UInt8] {
-        let body = integer(r) + integer(s)
-        return [0x30, UInt8(body.count)] + body
-    }
-
-    /// a ± b for big-endian numbers of at most 32 bytes, 33 bytes wide.
-    static func add(_ a: [UInt8], _ b: [UInt8], subtract: Bool = false) -> [UInt8] {
-        let width = 33
-        let x = Array(repeating: 0, count: width - a.count) + a, y = Array(repeating: 0, count: width - b.count) + b
-        var result = [UInt8](repeating: 0, count: width)
-        var carry = 0
-        for index in stride(from: width - 1, through: 0, by: -1) {
-            let sum = subtract ? Int(x[index]) - Int(y[index]) + carry : Int(x[index]) + Int(y[index]) + carry
-            result[index] = UInt8((sum + 256) % 256)
-            carry = subtract ? (sum < 0 ? -1 : 0) : sum / 256
-        }
-        return result
-    }
-
     @Test("agrees with OpenSSL for 16 keys × 24 messages: intact, message changed, signature changed, another key's")
     func agreesWithOpenSSL() throws {
         let others = try Self.keyPair()
@@ -85,35 +58,36 @@ struct P256KeyTablesTests {
         let message: [UInt8] = Array("the assertion's nonce".utf8)
         let raw = try signer.sign(message)
         let r = Array(raw.prefix(32)), s = Array(raw.suffix(32))
-        #expect(Self.answers(key, table, Self.signature(r: r, s: s), message) == (true, true))
-        let intact = Self.signature(r: r, s: s)
+        #expect(Self.answers(key, table, ECDSASignatureBytes.signature(r: r, s: s), message) == (true, true))
+        let intact = ECDSASignatureBytes.signature(r: r, s: s)
         let refused: [(String, [UInt8])] = [
-            ("r = 0", Self.signature(r: [0], s: s)),
-            ("s = 0", Self.signature(r: r, s: [0])),
-            ("r = n", Self.signature(r: Self.order, s: s)),
-            ("s = n", Self.signature(r: r, s: Self.order)),
-            ("r + n", Self.signature(r: Self.add(r, Self.order), s: s)),
-            ("s + n", Self.signature(r: r, s: Self.add(s, Self.order))),
+            ("r = 0", ECDSASignatureBytes.signature(r: [0], s: s)),
+            ("s = 0", ECDSASignatureBytes.signature(r: r, s: [0])),
+            ("r = n", ECDSASignatureBytes.signature(r: Self.order, s: s)),
+            ("s = n", ECDSASignatureBytes.signature(r: r, s: Self.order)),
+            ("r + n", ECDSASignatureBytes.signature(r: ECDSASignatureBytes.add(r, Self.order), s: s)),
+            ("s + n", ECDSASignatureBytes.signature(r: r, s: ECDSASignatureBytes.add(s, Self.order))),
             ("trailing byte", intact + [0]),
             ("empty", []),
             ("truncated", Array(intact.dropLast(3))),
             ("non-minimal r", { () -> [UInt8] in
-                let body = [0x02, UInt8(Self.integer(r).count - 1)] + [0x00] + Self.integer(r).dropFirst(2) + Self.integer(s)
+                let value = ECDSASignatureBytes.integer(r).dropFirst(2)
+                let body = [0x02, UInt8(value.count + 1), 0x00] + value + ECDSASignatureBytes.integer(s)
                 return [0x30, UInt8(body.count)] + body
             }()),
             ("long-form length", [0x30, 0x81, intact[1]] + intact.dropFirst(2)),
             ("negative r", { () -> [UInt8] in
-                let body = [0x02, 0x21, 0x80] + r + Self.integer(s)
+                let body = [0x02, 0x21, 0x80] + r + ECDSASignatureBytes.integer(s)
                 return [0x30, UInt8(body.count)] + body
             }()),
-            ("r and s swapped", Self.signature(r: s, s: r)),
+            ("r and s swapped", ECDSASignatureBytes.signature(r: s, s: r)),
             ("a raw r‖s", raw),
         ]
         for (what, signature) in refused {
             #expect(Self.answers(key, table, signature, message) == (false, false), "\(what)")
         }
         // ECDSA cannot tell s from n - s: both verify, with OpenSSL too.
-        let negated = Self.signature(r: r, s: Array(Self.add(Self.order, s, subtract: true).dropFirst()))
+        let negated = ECDSASignatureBytes.signature(r: r, s: ECDSASignatureBytes.add(Self.order, s, subtract: true))
         #expect(Self.answers(key, table, negated, message) == (true, true))
     }
 
