@@ -31,7 +31,7 @@ struct RedisSentinelTests {
     @Test("finds the master through a sentinel, and after the master dies finds the promoted replica, state intact")
     func failover() throws {
         // Redis 7 waits 5 s (repl-diskless-sync-delay) before the first sync, for more replicas to join; this test has
-        // one, and under a loaded CI machine those 5 s ran out the WAIT below.
+        // one, and waits for it to be synced.
         let master = try RedisServer(arguments: ["--repl-diskless-sync-delay", "0"])
         let replica = try RedisServer(arguments: ["--replicaof", "127.0.0.1", String(master.port)])
         // The sentinel learns of the replica from the master, so the replica is attached, and synced, before it starts.
