@@ -8,8 +8,8 @@ final class OpenSSLBaseline {
     let curve: String
     private let key: OpaquePointer
     private let context: OpaquePointer
-    private let message: [UInt8]
-    private var signature: [UInt8]
+    let message: [UInt8]
+    private(set) var signature: [UInt8]
 
     /// A fresh key on `curve` ("P-256" or "P-384") and a signature over `messageCount` random bytes (a credential
     /// certificate's to-be-signed part is about 900 bytes; an assertion's nonce is 32).
@@ -35,6 +35,17 @@ final class OpenSSLBaseline {
     deinit {
         EVP_MD_CTX_free(context)
         EVP_PKEY_free(key)
+    }
+
+    /// The key's public half, as attestd would read it (DER SubjectPublicKeyInfo).
+    var publicKey: PublicKey {
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        let count = i2d_PUBKEY(key, &output)
+        guard count > 0, let output else { fatalError("OpenSSL could not encode a \(curve) public key") }
+        defer { CRYPTO_free(output, #fileID, #line) }
+        guard let key = try? PublicKey(subjectPublicKeyInfoDER: Array(UnsafeBufferPointer(start: output, count: Int(count))))
+        else { fatalError("attestd could not read a \(curve) public key") }
+        return key
     }
 
     /// One verification; true when it verified (always, unless OpenSSL is broken).

@@ -29,6 +29,8 @@ enum Report {
                   value: rate("attestationReceiptWarm") / rate("opensslP384"), target: 0.9),
             Ratio(key: "assertionOverP256", name: "assertion / P-256 verify",
                   value: rate("assertion") / rate("opensslP256"), target: 0.9),
+            Ratio(key: "keyTableOverP256", name: "P-256 verify, key's table / OpenSSL's",
+                  value: rate("p256KeyTable") / rate("opensslP256"), target: 1.5),
             Ratio(key: "warmOverFull", name: "attestation warm / full chain (no receipt)",
                   value: rate("attestationWarm") / rate("attestationFull"), target: 1.8),
             Ratio(key: "receiptWarmOverFull", name: "attestation + receipt warm / full chain",
