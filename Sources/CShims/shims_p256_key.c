@@ -137,9 +137,7 @@ cshims_p256_key *cshims_p256_key_new(EVP_PKEY *pkey) {
     for (int group = 0; group < groups; group++) {
         jacobian_point *row = key->multiples[group];
         row[0] = base;
-        row[1] = base;
-        ecp_nistz256_point_double(&row[1], &row[0]);
-        for (int k = 3; k <= multiples; k++) {
+        for (int k = 2; k <= multiples; k++) {
             if (k % 2 == 0) ecp_nistz256_point_double(&row[k - 1], &row[k / 2 - 1]);
             else ecp_nistz256_point_add(&row[k - 1], &row[k - 2], &base);
         }
