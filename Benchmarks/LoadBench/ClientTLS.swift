@@ -70,17 +70,8 @@ final class ClientTLS: @unchecked Sendable {
         do throws(BenchError) {
             guard SSL_set_fd(ssl, fd) == 1 else { throw Self.failure("SSL_set_fd failed") }
             let name = serverName ?? host
-            var address = in6_addr()
-            let isAddress = inet_pton(AF_INET, name, &address) == 1 || inet_pton(AF_INET6, name, &address) == 1
-            if !isAddress {
-                // SSL_set_tlsext_host_name is a macro over SSL_ctrl.
-                _ = name.withCString {
-                    SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name), UnsafeMutableRawPointer(mutating: $0))
-                }
-            }
-            if verify {
-                let checked = isAddress ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) : SSL_set1_host(ssl, name)
-                guard checked == 1 else { throw Self.failure("cannot check the certificate for \(name)") }
+            guard cshims_SSL_expect_peer_name(ssl, name, verify ? 1 : 0) == 1 else {
+                throw Self.failure("cannot name the server \(name) in the handshake")
             }
             guard SSL_connect(ssl) == 1 else {
                 let result = SSL_get_verify_result(ssl)

@@ -1,4 +1,5 @@
 #include "CShimsOpenSSL.h"
+#include <arpa/inet.h>
 #include <openssl/err.h>
 #include <stdio.h>
 
@@ -11,6 +12,16 @@ int cshims_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
 }
 long cshims_SSL_MODE_http(void) {
     return SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS;
+}
+
+int cshims_SSL_expect_peer_name(SSL *ssl, const char *name, int check) {
+    unsigned char address[16];
+    if (inet_pton(AF_INET, name, address) == 1 || inet_pton(AF_INET6, name, address) == 1) {
+        return !check || X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) == 1 ? 1 : 0;
+    }
+    if (check && SSL_set1_host(ssl, name) != 1) return 0;
+    // OpenSSL copies the name.
+    return SSL_set_tlsext_host_name(ssl, name) == 1 ? 1 : -1;
 }
 
 STACK_OF(X509) *cshims_sk_X509_new_null(void) { return sk_X509_new_null(); }

@@ -18,6 +18,12 @@ int cshims_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version);
 /// otherwise: 10,000 idle TLS connections held 509 MB with them, against 200 MB allowed).
 long cshims_SSL_MODE_http(void);
 
+// TLS clients (the Redis TLS transport, attestd-bench): how the server is named in a handshake. An IP address (v4 or
+// v6) is matched against the certificate's IP addresses and never sent as SNI (RFC 6066 forbids it); a DNS name is
+// matched against its DNS names and sent as SNI (a macro over SSL_ctrl). `check` 0 sends the name without checking
+// the certificate for it. 1 when done; 0 when OpenSSL refused the check; -1 when it refused the SNI.
+int cshims_SSL_expect_peer_name(SSL *ssl, const char *name, int check);
+
 // STACK_OF(X509) is a family of macros over OPENSSL_sk_*: certificate chains cross this edge as X509 stacks.
 STACK_OF(X509) *cshims_sk_X509_new_null(void);
 int cshims_sk_X509_push(STACK_OF(X509) *stack, X509 *certificate);

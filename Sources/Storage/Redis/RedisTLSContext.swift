@@ -1,4 +1,5 @@
 import COpenSSL
+import CShims
 import Glibc
 
 /// The client SSL_CTX of one pool: TLS 1.2 or later, the server's certificate verified against the configured CA
@@ -17,8 +18,7 @@ final class RedisTLSContext: @unchecked Sendable {
         OpenSSLErrorQueue.clear()
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw Self.failure("SSL_CTX_new failed") }
         self.context = context
-        // SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
-        guard SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil) == 1 else {
+        guard cshims_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
             throw Self.failure("cannot require TLS 1.2")
         }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)

@@ -1,4 +1,5 @@
 import COpenSSL
+import CShims
 import Glibc
 
 /// TLS over a connected `RedisSocket`: the handshake verifies the server's certificate chain and that it names the
@@ -51,23 +52,13 @@ final class RedisTLSStream: RedisTransport {
         }
     }
 
-    /// Makes the handshake accept only a certificate for `serverName`: an IP address is matched against the
-    /// certificate's IP addresses; a DNS name against its DNS names, and sent as SNI.
+    /// Makes the handshake accept only a certificate for `serverName` (an IP address or a DNS name, sent as SNI).
     private func expect(_ serverName: String) throws(RedisFailure) {
-        var address = in6_addr()
-        let isAddress = inet_pton(AF_INET, serverName, &address) == 1 || inet_pton(AF_INET6, serverName, &address) == 1
-        if isAddress {
-            guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName) == 1 else {
-                throw Self.failure("cannot expect IP address \(serverName)")
-            }
-            return
+        switch cshims_SSL_expect_peer_name(ssl, serverName, 1) {
+        case 1: return
+        case -1: throw Self.failure("cannot send SNI \(serverName)")
+        default: throw Self.failure("cannot expect server name \(serverName)")
         }
-        guard SSL_set1_host(ssl, serverName) == 1 else { throw Self.failure("cannot expect host name \(serverName)") }
-        // SSL_set_tlsext_host_name is a macro over SSL_ctrl; OpenSSL copies the name.
-        let named = serverName.withCString { name in
-            SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name), UnsafeMutableRawPointer(mutating: name))
-        }
-        guard named == 1 else { throw Self.failure("cannot send SNI \(serverName)") }
     }
 
     /// After a call that did not complete: waits for the socket when OpenSSL asks to, or throws what went wrong.
