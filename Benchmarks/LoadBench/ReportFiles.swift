@@ -61,9 +61,18 @@ enum ReportFiles {
             "'timeline.dat' index \(index) using 2:($4 > 0 ? $4 : 1/0) with lines title \"\(title)\""
         }.joined(separator: ", \\\n     ")
         let swept = bench.sweeps
-        let loadPlots = swept.isEmpty
-            ? "NaN title \"no open-loop phase\""
-            : swept.enumerated().map { index, entry in
+        // With no open-loop phase the panel says so in words: gnuplot will not plot nothing (a NaN on the log scale
+        // left over from the panel above is "all points y value undefined", and the whole picture was lost).
+        let loadPanel = swept.isEmpty
+            ? """
+                unset logscale y
+                unset ytics
+                set ylabel ""
+                set yrange [0:1]
+                set label 1 "no open-loop phase in this run" at graph 0.5, 0.5 center
+                plot -1 notitle
+                """
+            : "plot " + swept.enumerated().map { index, entry in
                 let name = "\(entry.0.name)s"
                 return "'load.dat' index \(index) using 1:3 with linespoints title \"\(name) p99\", "
                     + "'load.dat' index \(index) using 1:2 with linespoints dashtype 2 title \"\(name) p50\", "
@@ -95,7 +104,7 @@ enum ReportFiles {
             set title "open loop: latency against load (arrivals as % of the closed-loop rate); the target is p99 under its dotted line"
             set xlabel "% of the saturating rate"
             set xrange [0:100]
-            plot \(loadPlots)
+            \(loadPanel)
             unset multiplot
 
             """

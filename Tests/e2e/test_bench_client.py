@@ -52,6 +52,24 @@ def test_make_bench_script_runs_the_profile(tmp_path: Path, tls: str, framing: s
     assert [point["fraction"] for point in sweep["points"]] == [0.25]
     assert sweep["serviceTimeMs"] > 0 and sweep["points"][0]["p99Ms"] > 0
     assert (out / "standard-es256" / "load.dat").read_text().count("\n") >= 3
+    assert (out / "standard-es256" / "bench.png").stat().st_size > 0
+    assert "gnuplot failed" not in run.stderr
+
+
+def test_a_run_without_an_open_loop_still_draws_its_picture(tmp_path: Path) -> None:
+    # OPEN_FRACTIONS=0 (no open-loop phase) once made gnuplot give up on the whole picture: "all points y value
+    # undefined" for the empty latency-against-load panel.
+    out = tmp_path / "out"
+    environment = dict(
+        os.environ, STORE="memory", TOKENS="ES256", IDLE_CONNECTIONS="0", WARMUP="0", DURATION="0.3",
+        OPEN_FRACTIONS="0", OUT=str(out), ATTESTD_BIN=str(attestd_binary()), BENCH_BIN=str(BENCH),
+        BENCH_ARGS="--phases challenge --no-single --bound-seconds 0.05 --connections 2 --streams 4",
+    )
+    run = subprocess.run([str(REPO / "scripts" / "bench.sh")], env=environment, capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "gnuplot failed" not in run.stderr, run.stderr[-3000:]
+    assert "no open-loop phase" in (out / "standard-es256" / "plot.gp").read_text()
+    assert (out / "standard-es256" / "bench.png").stat().st_size > 0
 
 
 def test_bench_over_tls_checks_the_certificate_against_the_given_ca(server: AttestdServer) -> None:
