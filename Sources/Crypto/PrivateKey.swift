@@ -90,10 +90,7 @@ public final class PrivateKey: @unchecked Sendable {
         // SHA-256 here, then a raw signature over the digest with a context set up once: the same signature
         // EVP_DigestSign makes, without OpenSSL 3.0's per-call algorithm fetches.
         let signature: [UInt8]? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256.digestCount) { digest in
-            message.withUnsafeBytes { message in
-                _ = COpenSSL.SHA256(
-                    message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count, digest.baseAddress)
-            }
+            message.withUnsafeBytes { SHA256.hash($0, into: digest.baseAddress!) }
             return signers.withContext { context -> [UInt8]? in
                 var failed = false
                 let output = [UInt8](unsafeUninitializedCapacity: maximumCount) { out, initialized in

@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import CShims
 import Synchronization
 
 /// A public key held by OpenSSL (EC P-256 or P-384 in this project), used to verify signatures.
@@ -219,12 +220,11 @@ public struct SignatureDigest: Sendable, Hashable {
     /// Hashes `message` into `hash` (room for `maxCount` bytes) and returns the digest's length.
     func hash(_ message: some ContiguousBytes, into hash: UnsafeMutableBufferPointer<UInt8>) -> Int {
         message.withUnsafeBytes { message -> Int in
-            let bytes = message.baseAddress?.assumingMemoryBound(to: UInt8.self)
             if self == .sha384 {
-                _ = COpenSSL.SHA384(bytes, message.count, hash.baseAddress)
+                cshims_sha384(message.baseAddress, message.count, hash.baseAddress)
                 return 48
             }
-            _ = COpenSSL.SHA256(bytes, message.count, hash.baseAddress)
+            cshims_sha256(message.baseAddress, message.count, hash.baseAddress)
             return 32
         }
     }

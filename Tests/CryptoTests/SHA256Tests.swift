@@ -10,10 +10,21 @@ struct SHA256Tests {
         #expect(hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
-    @Test("hashes two parts exactly as their concatenation")
+    @Test("hashes a two-block message to the FIPS 180-2 value")
+    func twoBlockDigest() {
+        let message = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+        let hex = SHA256.hash(message).map { String(format: "%02x", $0) }.joined()
+        #expect(hex == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    @Test("hashes two parts exactly as their concatenation, also across block boundaries")
     func twoParts() {
         let a = Array("authData".utf8), b = Array("clientDataHash".utf8)
         #expect(SHA256.hash(a, b) == SHA256.hash(a + b))
+        let long = (0..<137).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        for split in [0, 1, 63, 64, 65, 136, 137] {
+            #expect(SHA256.hash(long[..<split], long[split...]) == SHA256.hash(long))
+        }
     }
 
     @Test("computes RFC 4231 test case 2")

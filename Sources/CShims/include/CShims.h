@@ -5,4 +5,5 @@
 #include "CShimsOpenSSL.h"
 #include "CShimsFixedKey.h"
 #include "CShimsP256Key.h"
+#include "CShimsSHA2.h"
 #endif
