@@ -15,29 +15,34 @@ public enum Base64URL {
     }
 
     /// Appends the unpadded base64url text of `bytes` to `output`, for callers assembling a token in one buffer.
+    /// Grows `output` once and writes through pointers: appending byte by byte checked capacity, uniqueness and the
+    /// alphabet's bounds four times per three bytes, on every token minted.
     public static func append(_ bytes: some ContiguousBytes, to output: inout [UInt8]) {
         bytes.withUnsafeBytes { input in
-            output.reserveCapacity(output.count + (input.count * 4 + 2) / 3)
-            var index = 0
-            while index + 3 <= input.count {
-                let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-                output.append(alphabet[Int(value >> 18 & 63)])
-                output.append(alphabet[Int(value >> 12 & 63)])
-                output.append(alphabet[Int(value >> 6 & 63)])
-                output.append(alphabet[Int(value & 63)])
-                index += 3
-            }
-            switch input.count - index {
-            case 1:
-                let value = UInt32(input[index]) << 16
-                output.append(alphabet[Int(value >> 18 & 63)])
-                output.append(alphabet[Int(value >> 12 & 63)])
-            case 2:
-                let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-                output.append(alphabet[Int(value >> 18 & 63)])
-                output.append(alphabet[Int(value >> 12 & 63)])
-                output.append(alphabet[Int(value >> 6 & 63)])
-            default: break
+            let start = output.count
+            let encodedCount = (input.count * 4 + 2) / 3
+            output.append(contentsOf: repeatElement(0, count: encodedCount))
+            output.withUnsafeMutableBufferPointer { buffer in
+                alphabet.withUnsafeBufferPointer { alphabet in
+                    var out = buffer.baseAddress! + start
+                    var index = 0
+                    while index + 3 <= input.count {
+                        let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                        out[0] = alphabet[Int(value >> 18 & 63)]
+                        out[1] = alphabet[Int(value >> 12 & 63)]
+                        out[2] = alphabet[Int(value >> 6 & 63)]
+                        out[3] = alphabet[Int(value & 63)]
+                        out += 4
+                        index += 3
+                    }
+                    // The last one or two bytes make two or three characters (no padding).
+                    let left = input.count - index
+                    guard left > 0 else { return }
+                    let value = UInt32(input[index]) << 16 | (left == 2 ? UInt32(input[index + 1]) << 8 : 0)
+                    out[0] = alphabet[Int(value >> 18 & 63)]
+                    out[1] = alphabet[Int(value >> 12 & 63)]
+                    if left == 2 { out[2] = alphabet[Int(value >> 6 & 63)] }
+                }
             }
         }
     }

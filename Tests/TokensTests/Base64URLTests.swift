@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import Testing
 
 @Suite("Base64url")
@@ -12,6 +13,19 @@ struct Base64URLTests {
         for count in 0..<40 {
             let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 200) }
             #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+        }
+    }
+
+    @Test("appends after what the buffer holds, as Foundation's base64 with the URL-safe alphabet and no padding")
+    func appendsAfterExistingBytes() {
+        for count in 0..<70 {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 7) }
+            var output = Array("header.".utf8)
+            Base64URL.append(bytes, to: &output)
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(String(decoding: output, as: UTF8.self) == "header." + expected)
         }
     }
 
