@@ -48,6 +48,28 @@ struct HTTP2Tests {
         }
     }
 
+    @Test("drops a handler's HTTP/1.1 connection fields and pseudo-headers from headers and trailers, keeping the rest")
+    func hopByHopFieldsDropped() throws {
+        try TestServer.run { server in
+            let client = try H2TestClient(port: server.port)
+            let stream = client.request(path: "/hop-by-hop")
+            #expect(client.run { client.responses[stream]!.closed })
+            // nghttp2's client refuses a response carrying any of them, so an answer at all means they were dropped.
+            let response = try #require(client.responses[stream])
+            #expect(response.status == 200)
+            #expect(response.text == "ok")
+            for name in ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"] {
+                #expect(response.headers[name] == nil && response.trailers[name] == nil)
+            }
+            #expect(response.headers["x-connect1"] == "same length as connection")
+            #expect(response.headers["x-upgra"] == "kept")
+            #expect(response.headers["x-transfer-encod1"] == "same length as transfer-encoding")
+            #expect(response.headers["x-empty"] == "")
+            #expect(response.headers["x-method"] == "GET")
+            #expect(response.trailers["grpc-status"] == "0")
+        }
+    }
+
     @Test("advertises the configured maximum of concurrent streams and header list size")
     func settingsAdvertised() throws {
         try TestServer.run(configure: { $0.maxConcurrentStreams = 7; $0.maxHeaderListBytes = 4096 }) { server in

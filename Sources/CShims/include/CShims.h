@@ -5,5 +5,6 @@
 #include "CShimsOpenSSL.h"
 #include "CShimsFixedKey.h"
 #include "CShimsP256Key.h"
+#include "CShimsRandom.h"
 #include "CShimsSHA2.h"
 #endif

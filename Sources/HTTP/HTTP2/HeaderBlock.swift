@@ -5,9 +5,27 @@ import CNghttp2
 enum HeaderBlock {
     /// Names that are connection-specific and forbidden in HTTP/2 (RFC 9113 §8.2.2); a handler's copy is dropped.
     private static let forbidden: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]
+    /// Bit n set when a forbidden name is n bytes long: most names are ruled out by their length, without hashing
+    /// them (this runs twice for every field of every response).
+    private static let forbiddenLengths: UInt64 = forbidden.reduce(0) { $0 | 1 << UInt64($1.utf8.count) }
 
     private static func isAllowed(_ name: String) -> Bool {
-        !name.hasPrefix(":") && !forbidden.contains(name)
+        let length = name.utf8.count
+        if length < 64, forbiddenLengths & (1 << UInt64(length)) != 0, forbidden.contains(name) { return false }
+        return name.utf8.first != UInt8(ascii: ":")
+    }
+
+    /// Copies `text`'s UTF-8 to `destination`, returning the byte count; at once from contiguous storage (every
+    /// native string), byte by byte otherwise.
+    private static func copy(_ text: some StringProtocol, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        let copied = text.utf8.withContiguousStorageIfAvailable { source in
+            if let start = source.baseAddress { destination.update(from: start, count: source.count) }
+            return source.count
+        }
+        if let copied { return copied }
+        var count = 0
+        for byte in text.utf8 { destination[count] = byte; count += 1 }
+        return count
     }
 
     static func with<R>(
@@ -26,9 +44,9 @@ enum HeaderBlock {
                 var index = 0
                 func add(_ name: some StringProtocol, _ value: some StringProtocol) {
                     let nameStart = used
-                    for byte in name.utf8 { bytes[used] = byte; used += 1 }
+                    used += copy(name, to: bytes.baseAddress! + used)
                     let valueStart = used
-                    for byte in value.utf8 { bytes[used] = byte; used += 1 }
+                    used += copy(value, to: bytes.baseAddress! + used)
                     fields.initializeElement(at: index, to: nghttp2_nv(
                         name: bytes.baseAddress! + nameStart, value: bytes.baseAddress! + valueStart,
                         namelen: valueStart - nameStart, valuelen: used - valueStart,

@@ -6,7 +6,8 @@ import Synchronization
 /// `/echo` returns the body; `/trailers` adds trailers; `/async` answers from another thread;
 /// `/slow/<ms>` answers from another thread after a delay; `/big/<bytes>` returns that many bytes; `/inline` asks
 /// for the loop turn's inline slot twice and returns both answers; `/held` answers from a thread that batches its
-/// loop wake-ups, then flushes them; anything else returns the path. Every request is recorded.
+/// loop wake-ups, then flushes them; `/hop-by-hop` answers with HTTP/1.1 connection fields (and look-alikes of the
+/// same lengths) in its headers and trailers; anything else returns the path. Every request is recorded.
 final class TestHandler: HTTPHandler {
     let requests = Mutex<[HTTPRequest]>([])
 
@@ -44,6 +45,16 @@ final class TestHandler: HTTPHandler {
                 responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("held".utf8)))
                 wakes.flush()
             }
+        case "hop-by-hop":
+            for (name, value) in [("Connection", "close"), ("keep-alive", "timeout=5"), ("proxy-connection", "x"),
+                                  ("transfer-encoding", "chunked"), ("upgrade", "h2c"), (":authority", "x"),
+                                  ("x-connect1", "same length as connection"), ("x-upgra", "kept"),
+                                  ("x-transfer-encod1", "same length as transfer-encoding"), ("x-empty", "")] {
+                headers.add(name, value)
+            }
+            responder.respond(HTTPResponse(
+                status: 200, headers: headers, body: Array("ok".utf8),
+                trailers: HTTPHeaders([("grpc-status", "0"), ("upgrade", "h2c"), ("connection", "close")])))
         case "inline":
             let answers = [LoopTurn.claimInlineSlot(), LoopTurn.claimInlineSlot()]
             responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("\(answers)".utf8)))
