@@ -3,7 +3,9 @@ import Observability
 
 /// The server side of one HTTP/2 connection, over nghttp2's memory API: bytes in through `receive`, frames out
 /// through `produceOutput`. Requests are handed to the handler after `nghttp2_session_mem_recv` returns, never from
-/// inside an nghttp2 callback, so a handler that answers inline never re-enters the session.
+/// inside an nghttp2 callback, so a handler that answers inline never re-enters the session. Only the connection's
+/// event loop thread touches it: the collections the callbacks change for every frame skip the runtime's
+/// exclusivity checks (`@exclusivity(unchecked)`), which cost a thread-local lookup each.
 final class HTTP2Session {
     /// The client connection preface (RFC 9113 §3.4).
     static let clientPreface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
@@ -12,13 +14,13 @@ final class HTTP2Session {
     /// refcount round trip on every callback.
     unowned(unsafe) let connection: Connection
     private var session: OpaquePointer?
-    private var streams: [Int32: HTTP2Stream] = [:]
+    @exclusivity(unchecked) private var streams: [Int32: HTTP2Stream] = [:]
     /// The stream of the previous callback: nghttp2 reports a stream's headers one by one, so this saves a
     /// dictionary lookup per header.
-    private var recentStream: HTTP2Stream?
+    @exclusivity(unchecked) private var recentStream: HTTP2Stream?
     /// Streams whose request became complete (or must be answered early) during the current `mem_recv`.
-    private var completed: [HTTP2Stream] = []
-    private var dispatching: [HTTP2Stream] = []
+    @exclusivity(unchecked) private var completed: [HTTP2Stream] = []
+    @exclusivity(unchecked) private var dispatching: [HTTP2Stream] = []
     private var failed = false
     /// The GOAWAY error code to send after a fatal error, written by hand since nghttp2 may not send it.
     private var fatalGoAway: UInt32?

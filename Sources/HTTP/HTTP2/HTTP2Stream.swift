@@ -1,14 +1,17 @@
 /// One HTTP/2 request/response exchange, from its first HEADERS frame to its close.
+///
+/// Only its connection's event loop thread touches it, so the runtime's exclusivity checks on its collections (a
+/// check per header field and per DATA frame, which the optimizer cannot prove away across the appends) are off.
 final class HTTP2Stream {
     let id: Int32
     var method = ""
     var path = ""
     var authority: String?
-    var headers: [(name: String, value: String)] = []
+    @exclusivity(unchecked) var headers: [(name: String, value: String)] = []
     /// Header block size so far, counted as SETTINGS_MAX_HEADER_LIST_SIZE does (name + value + 32 per field).
     var headerListBytes = 0
     var headerFields = 0
-    var body: [UInt8] = []
+    @exclusivity(unchecked) var body: [UInt8] = []
     var headersTooLarge = false
     var bodyTooLarge = false
     /// The handler has been given the request (or a 431 is on its way).
@@ -24,7 +27,7 @@ final class HTTP2Stream {
     var sendingBody = false
     /// When the response body was handed to nghttp2 (``MonotonicClock``): the response-drain timeout counts from here.
     var bodySubmittedAt: UInt64 = 0
-    var responseBody: [UInt8] = []
+    @exclusivity(unchecked) var responseBody: [UInt8] = []
     var responseOffset = 0
     var trailers: HTTPHeaders?
 
