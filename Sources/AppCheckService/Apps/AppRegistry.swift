@@ -1,3 +1,4 @@
+import AppAttest
 /// The configured projects and apps, looked up by the resource names clients send
 /// (`projects/{project number or id}/apps/{app id}`: the iOS SDK sends the project id, other clients the number).
 public struct AppRegistry: Sendable {
@@ -45,10 +46,21 @@ public struct RegisteredApp: Sendable {
     public let projectNumber: String
     public let projectID: String
     public let configuration: Configuration.App
+    /// The App IDs (`TEAMID.bundle`) attestations may name: the app's and its App Clip's.
+    public let appleAppIDs: [String]
+    /// The same, parsed and hashed as the verifiers take them (validated at start, so none is dropped). Made once:
+    /// building them for each exchange cost more than the rest of opening its challenge.
+    let verifierAppIDs: [AppID]
+
+    init(projectNumber: String, projectID: String, configuration: Configuration.App) {
+        self.projectNumber = projectNumber
+        self.projectID = projectID
+        self.configuration = configuration
+        appleAppIDs = configuration.bundleIDs.map { "\(configuration.teamID).\($0)" }
+        verifierAppIDs = appleAppIDs.compactMap(AppID.init)
+    }
 
     public var appID: String { configuration.appID }
-    /// The App IDs (`TEAMID.bundle`) attestations may name: the app's and its App Clip's.
-    public var appleAppIDs: [String] { configuration.bundleIDs.map { "\(configuration.teamID).\($0)" } }
 }
 
 /// Why a resource name did not lead to an app.

@@ -129,9 +129,6 @@ enum Provider: String, Sendable {
 extension RegisteredApp {
     var tokenLifetime: TokenLifetime { TokenLifetime(seconds: Int64(configuration.tokenTTLSeconds)) ?? .default }
 
-    /// The App IDs as the verifiers take them (validated at start, so none is dropped).
-    var verifierAppIDs: [AppID] { appleAppIDs.compactMap(AppID.init) }
-
     var attestEnvironment: AppAttestEnvironment {
         configuration.environment == .production ? .production : .development
     }

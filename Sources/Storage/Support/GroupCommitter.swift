@@ -110,7 +110,8 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
                 defer { queue.pending.removeFirst(maxBatchSize) }
                 return Array(queue.pending.prefix(maxBatchSize))
             }
-            let outcomes = commit(batch.map(\.write))
+            // A closure, not `\.write`: a key path in a generic type is instantiated at run time, on every batch.
+            let outcomes = commit(batch.map { $0.write })
             // The next batch may commit on another thread while this one answers.
             queue.withLock { $0.committing = false }
             for (index, queued) in batch.enumerated() {
