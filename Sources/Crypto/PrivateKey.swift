@@ -12,6 +12,8 @@ public final class PrivateKey: @unchecked Sendable {
     public let publicKey: JWSPublicKey
     /// Signing contexts over `key`, each set up once (PKCS#1 v1.5 or ECDSA, SHA-256).
     private let signers: PKeyContextPool
+    /// ES256 keys sign with nonces prepared in batches (`ES256Signer`); nil for RS256 (and `signers` signs).
+    private let es256: ES256Signer?
     /// The largest signature `key` makes: the modulus size (RSA), or a DER ECDSA-Sig-Value (P-256).
     private let signatureCapacity: Int
 
@@ -67,6 +69,7 @@ public final class PrivateKey: @unchecked Sendable {
         self.signatureCapacity = Int(EVP_PKEY_get_size(key))
         let owned = OwnedKey(pointer: key)
         self.signers = PKeyContextPool { PrivateKey.makeSigner(owned.pointer, algorithm: algorithm) }
+        self.es256 = algorithm == .es256 ? ES256Signer(key: key) : nil
     }
 
     /// A context ready to sign SHA-256 digests with `key`.
@@ -91,6 +94,7 @@ public final class PrivateKey: @unchecked Sendable {
         // EVP_DigestSign makes, without OpenSSL 3.0's per-call algorithm fetches.
         let signature: [UInt8]? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256.digestCount) { digest in
             message.withUnsafeBytes { SHA256.hash($0, into: digest.baseAddress!) }
+            if let es256 { return es256.sign(digest: digest.baseAddress!) }  // r ‖ s already
             return signers.withContext { context -> [UInt8]? in
                 var failed = false
                 let output = [UInt8](unsafeUninitializedCapacity: maximumCount) { out, initialized in
@@ -105,10 +109,14 @@ public final class PrivateKey: @unchecked Sendable {
         switch algorithm {
         case .rs256: return signature
         case .es256:
+            if es256 != nil { return signature }
             guard let raw = SigningSignatureEncoding.raw(fromDER: signature) else { throw PrivateKeyError.signingFailed }
             return raw
         }
     }
+
+    /// Whether this key signs with `ES256Signer` (every P-256 key whose EC_KEY OpenSSL can hand over).
+    var hasPreparedNonces: Bool { es256 != nil }
 
     /// The key as unencrypted PKCS#8 PEM (`PRIVATE KEY`), for writing a key file.
     public func pem() -> String {

@@ -5,6 +5,7 @@
 #include "CShimsOpenSSL.h"
 #include "CShimsFixedKey.h"
 #include "CShimsP256Key.h"
+#include "CShimsES256Signer.h"
 #include "CShimsRandom.h"
 #include "CShimsSHA2.h"
 #endif
