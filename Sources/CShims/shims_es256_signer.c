@@ -10,6 +10,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/obj_mac.h>
+#include <openssl/rand.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -98,6 +99,7 @@ static int invert(BIGNUM *out, const BIGNUM *in, const BIGNUM *m_minus_2, const 
 /// Prepares `batch` presignatures: a fresh k each, k·G, and both inversions shared by the batch (Montgomery's
 /// trick over the running products of the Z coordinates mod p and of the k mod n). 1 on success.
 static int presign(cshims_es256_signer *signer, presignature out[batch]) {
+    unsigned char random[batch][scalar_bytes];
     BN_CTX *ctx = BN_CTX_secure_new();
     EC_POINT *point = EC_POINT_new(signer->group);
     int ok = 0;
@@ -115,10 +117,14 @@ static int presign(cshims_es256_signer *signer, presignature out[batch]) {
     BIGNUM *z_inverse = BN_CTX_get(ctx), *k_inverse = BN_CTX_get(ctx), *one_z = BN_CTX_get(ctx), *one_k = BN_CTX_get(ctx);
     if (one_k == NULL) goto end;  // BN_CTX_get fails from then on once it has failed
     BN_MONT_CTX *mont_p = signer->prime_mont, *mont_n = signer->order_mont;
+    // One draw from the private DRBG for the whole batch (each call costs more than its bytes): 32 bytes a nonce,
+    // kept when in [1, n), as BN_priv_rand_range does it; a value outside (about 2⁻³² for P-256) is drawn again.
+    if (RAND_priv_bytes_ex(NULL, &random[0][0], sizeof random, 0) != 1) goto end;
     for (int i = 0; i < batch; i++) {
-        do {
+        if (BN_bin2bn(random[i], scalar_bytes, k[i]) == NULL) goto end;
+        while (BN_is_zero(k[i]) || BN_cmp(k[i], signer->order) >= 0) {
             if (!BN_priv_rand_range_ex(k[i], signer->order, 0, ctx)) goto end;
-        } while (BN_is_zero(k[i]));
+        }
         BN_set_flags(k[i], BN_FLG_CONSTTIME);
         if (!EC_POINT_mul(signer->group, point, k[i], NULL, NULL, ctx)
             || !EC_POINT_get_Jprojective_coordinates_GFp(signer->group, point, x[i], y, z[i], ctx)
@@ -158,6 +164,7 @@ static int presign(cshims_es256_signer *signer, presignature out[batch]) {
 end:
     BN_CTX_end(ctx);
 done:
+    OPENSSL_cleanse(random, sizeof random);
     EC_POINT_clear_free(point);
     BN_CTX_free(ctx);  // a secure context clears its numbers as it frees them
     if (!ok) OPENSSL_cleanse(out, batch * sizeof *out);
