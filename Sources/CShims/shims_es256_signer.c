@@ -126,13 +126,14 @@ static int presign(cshims_es256_signer *signer, presignature out[batch]) {
             if (!BN_priv_rand_range_ex(k[i], signer->order, 0, ctx)) goto end;
         }
         BN_set_flags(k[i], BN_FLG_CONSTTIME);
+        // From here on k and Z are only multiplied: both go to Montgomery form once.
         if (!EC_POINT_mul(signer->group, point, k[i], NULL, NULL, ctx)
             || !EC_POINT_get_Jprojective_coordinates_GFp(signer->group, point, x[i], y, z[i], ctx)
-            || !BN_to_montgomery(z[i], z[i], mont_p, ctx) || !BN_to_montgomery(t, k[i], mont_n, ctx))
+            || !BN_to_montgomery(z[i], z[i], mont_p, ctx) || !BN_to_montgomery(k[i], k[i], mont_n, ctx))
             goto end;
-        if (i == 0 ? !BN_copy(z_products[0], z[0]) || !BN_copy(k_products[0], t)
+        if (i == 0 ? !BN_copy(z_products[0], z[0]) || !BN_copy(k_products[0], k[0])
                    : !BN_mod_mul_montgomery(z_products[i], z_products[i - 1], z[i], mont_p, ctx)
-                         || !BN_mod_mul_montgomery(k_products[i], k_products[i - 1], t, mont_n, ctx))
+                         || !BN_mod_mul_montgomery(k_products[i], k_products[i - 1], k[i], mont_n, ctx))
             goto end;
     }
     if (!invert(z_inverse, z_products[batch - 1], signer->prime_minus_2, signer->prime, mont_p, scratch, ctx)
@@ -145,15 +146,14 @@ static int presign(cshims_es256_signer *signer, presignature out[batch]) {
             if (!BN_mod_mul_montgomery(one_z, z_inverse, z_products[i - 1], mont_p, ctx)
                 || !BN_mod_mul_montgomery(z_inverse, z_inverse, z[i], mont_p, ctx)
                 || !BN_mod_mul_montgomery(one_k, k_inverse, k_products[i - 1], mont_n, ctx)
-                || !BN_to_montgomery(t, k[i], mont_n, ctx)
-                || !BN_mod_mul_montgomery(k_inverse, k_inverse, t, mont_n, ctx))
+                || !BN_mod_mul_montgomery(k_inverse, k_inverse, k[i], mont_n, ctx))
                 goto end;
         } else if (!BN_copy(one_z, z_inverse) || !BN_copy(one_k, k_inverse)) {
             goto end;
         }
-        // Jacobian coordinates: affine x = X / Z²; r = x mod n (public, as the signature will carry it).
-        if (!BN_mod_mul_montgomery(t, one_z, one_z, mont_p, ctx) || !BN_to_montgomery(y, x[i], mont_p, ctx)
-            || !BN_mod_mul_montgomery(t, t, y, mont_p, ctx) || !BN_from_montgomery(t, t, mont_p, ctx)
+        // Jacobian coordinates: affine x = X / Z²; r = x mod n (public, as the signature will carry it). Z⁻² is in
+        // Montgomery form and X is not, so their Montgomery product is x itself.
+        if (!BN_mod_mul_montgomery(t, one_z, one_z, mont_p, ctx) || !BN_mod_mul_montgomery(t, t, x[i], mont_p, ctx)
             || !BN_nnmod(t, t, signer->order, ctx) || BN_is_zero(t)
             || BN_bn2binpad(t, out[i].r, scalar_bytes) != scalar_bytes
             || !BN_from_montgomery(t, one_k, mont_n, ctx)
