@@ -198,11 +198,16 @@ final class Bench {
         let serverPID = self.serverPID
         let cpu = ResultSlots<(server: Double?, bench: Double?, machine: Double?, steal: Double?, switches: Double?, waited: Double?)>(1)
         let finished = Atomic<Int>(0)
+        let measuredSeconds = TextReport.format(duration ?? options.duration, 1)
         let results = Threads.map(threads + 1) { index in
             guard index < threads else {
                 // Wakes early when every worker is done (a phase that ran out of requests, or lost the server).
                 let allDone = { finished.load(ordering: .acquiring) == threads }
                 Self.sleep(until: clock.warmupEnd, unless: allDone)
+                // Said as it starts, for whoever attaches a profiler to the measured window (not for calibrations).
+                if name != "calibration" && !allDone() {
+                    Console.line("  (\(name): measuring for \(measuredSeconds) s)")
+                }
                 let server = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
                 let switches = serverPID.flatMap { ProcessCPU.contextSwitches(pid: $0) }
                 let waited = serverPID.flatMap { ProcessCPU.runQueueWait(pid: $0) }

@@ -60,7 +60,7 @@ public final class SQLiteStateStore: StateStore {
         case .processCrash: try checkpointConnection.execute("PRAGMA synchronous = NORMAL")
         case .powerLoss: try checkpointConnection.execute("PRAGMA synchronous = FULL")
         }
-        checkpointer = SQLiteCheckpointer(connection: checkpointConnection)
+        checkpointer = try SQLiteCheckpointer(connection: checkpointConnection, walPath: configuration.path + "-wal")
         try startThreads()
     }
 

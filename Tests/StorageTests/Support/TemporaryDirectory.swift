@@ -4,8 +4,10 @@ import Foundation
 final class TemporaryDirectory: Sendable {
     let path: String
 
-    init(_ label: String) throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("attestd-\(label)-\(UUID().uuidString)").path
+    /// - Parameter parent: where to make it instead of the system's temporary directory (which may be a tmpfs).
+    init(_ label: String, under parent: String? = nil) throws {
+        let base = parent.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
+        path = base.appendingPathComponent("attestd-\(label)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
