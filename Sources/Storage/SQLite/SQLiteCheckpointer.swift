@@ -19,9 +19,14 @@ final class SQLiteCheckpointer: Sendable {
     /// (at 0.2 s, about 16 MiB in an attestation run, the busiest).
     static let readAheadBytes = 32 << 20
 
-    init(connection: SQLiteConnection, walPath: String) throws(StoreError) {
+    /// The log's length (frames) at which the writer checkpoints itself and starts the log over
+    /// (`wal_autocheckpoint`).
+    private let backstopFrames: Int
+
+    init(connection: SQLiteConnection, walPath: String, backstopFrames: Int) throws(StoreError) {
         self.connection = connection
         self.walPath = walPath
+        self.backstopFrames = backstopFrames
         var pageSize: Int64 = 4096
         try connection.query("PRAGMA page_size", []) { row in pageSize = row.integer(0) ?? pageSize }
         frameBytes = 24 + Int(pageSize)
@@ -43,8 +48,9 @@ final class SQLiteCheckpointer: Sendable {
         }
         guard frames >= 0 else { return }
         readAheadOfWriter(frames: Int(frames))
-        // Everything copied: the writer's next commit may start the log over, from its first frame.
-        if copied == frames && frames > 0 { readAheadOfWriter(frames: 0) }
+        // Everything copied, or the log near the writer's backstop: the writer may soon start the log over, from
+        // its first frame.
+        if frames > 0 && (copied == frames || frames >= backstopFrames - backstopFrames / 4) { readAheadOfWriter(frames: 0) }
     }
 
     /// Reads back (asynchronously, `POSIX_FADV_WILLNEED`) whatever the kernel has dropped from its page cache of the

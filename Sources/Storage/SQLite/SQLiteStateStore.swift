@@ -60,7 +60,8 @@ public final class SQLiteStateStore: StateStore {
         case .processCrash: try checkpointConnection.execute("PRAGMA synchronous = NORMAL")
         case .powerLoss: try checkpointConnection.execute("PRAGMA synchronous = FULL")
         }
-        checkpointer = try SQLiteCheckpointer(connection: checkpointConnection, walPath: configuration.path + "-wal")
+        checkpointer = try SQLiteCheckpointer(connection: checkpointConnection, walPath: configuration.path + "-wal",
+                                              backstopFrames: backstop)
         try startThreads()
     }
 
