@@ -62,10 +62,11 @@ final class SQLiteCheckpointer: Sendable {
     /// first, synchronously, on the thread leading the commit, while every answer waiting for that commit waits
     /// too. A kernel that reclaims idle page cache on its own drops the parts of the WAL the writer has not come
     /// back to for a while: this project's VM pages out unmapped file pages idle for a minute (DAMON). In an ES256
-    /// assertion run the server issued 227 single-page reads in 3 s, and commit leaders waited for them 122 times in
-    /// 2 s (`ext4_block_write_begin`); with the WAL read ahead, 29 reads and no such wait. The kernel reads ahead at
-    /// most 8 MiB a call here (the device's read-ahead), hence the steps; for cached pages a step costs about 0.1 ms.
-    /// The price: the WAL's next 32 MiB stay in the page cache.
+    /// assertion run the server issued 227 single-page reads in 3 s; over seven interleaved rounds the commit path
+    /// waited for such reads (`ext4_block_write_begin`, in a 3 s trace) 1–301 times a round without this, and with
+    /// it none in five rounds, 65 and 5 in the other two (BENCHMARKS.md, tenth session). The kernel reads ahead at
+    /// most 8 MiB a call here (the device's read-ahead), hence the steps; for cached pages a step costs about
+    /// 0.13 ms. The price: up to 64 MiB of the WAL (what follows the log, and its start) stay in the page cache.
     func readAheadOfWriter(frames: Int) {
         let descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }  // no WAL yet (nothing written) or already removed
