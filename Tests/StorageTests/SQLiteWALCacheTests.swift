@@ -13,7 +13,6 @@ struct SQLiteWALCacheTests {
     let expiresAt = Int64(Date().timeIntervalSince1970) + 300
 
     init() throws {
-        try FileManager.default.createDirectory(atPath: ".build/test-files", withIntermediateDirectories: true)
         directory = try TemporaryDirectory("wal-cache", under: ".build/test-files")
     }
 

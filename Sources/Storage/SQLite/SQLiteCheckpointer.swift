@@ -15,6 +15,10 @@ final class SQLiteCheckpointer: Sendable {
     private let walPath: String
     /// Bytes of one WAL frame: a 24-byte header and a page.
     private let frameBytes: Int
+    /// Bytes of the WAL file's header, before its first frame.
+    static let walHeaderBytes = 32
+    /// The most the kernel reads ahead in one call here (the device's `read_ahead_kb`): longer ranges go in steps.
+    static let readAheadStepBytes = 8 << 20
     /// How far past the writer's last frame each round reads ahead: more than the writer writes between two rounds
     /// (at 0.2 s, about 16 MiB in an attestation run, the busiest).
     static let readAheadBytes = 32 << 20
@@ -47,14 +51,25 @@ final class SQLiteCheckpointer: Sendable {
             copied = row.integer(2) ?? -1
         }
         guard frames >= 0 else { return }
-        readAheadOfWriter(frames: Int(frames))
+        let logEnd = Self.walHeaderBytes + Int(frames) * frameBytes
+        var ahead = logEnd..<(logEnd + Self.readAheadBytes)
         // Everything copied, or the log near the writer's backstop: the writer may soon start the log over, from
-        // its first frame.
-        if frames > 0 && (copied == frames || frames >= backstopFrames - backstopFrames / 4) { readAheadOfWriter(frames: 0) }
+        // its first frame. One range when the two meet.
+        if frames > 0 && (copied == frames || frames >= backstopFrames - backstopFrames / 4) {
+            let start = Self.walHeaderBytes..<(Self.walHeaderBytes + Self.readAheadBytes)
+            if start.upperBound >= ahead.lowerBound {
+                ahead = start.lowerBound..<ahead.upperBound
+                readAheadOfWriter([ahead])
+            } else {
+                readAheadOfWriter([ahead, start])
+            }
+        } else {
+            readAheadOfWriter([ahead])
+        }
     }
 
-    /// Reads back (asynchronously, `POSIX_FADV_WILLNEED`) whatever the kernel has dropped from its page cache of the
-    /// WAL file's `readAheadBytes` after frame `frames` (the log's length: where the writer goes on).
+    /// Reads back (asynchronously, `POSIX_FADV_WILLNEED`) whatever the kernel has dropped from its page cache of
+    /// these byte ranges of the WAL file (after the log's end, where the writer goes on, and its start).
     ///
     /// Under steady writes the WAL cycles through up to 256 MiB (a passive checkpoint rarely catches up with the
     /// writer, so the log restarts from its beginning only at the writer's backstop), and its frames straddle the
@@ -67,18 +82,17 @@ final class SQLiteCheckpointer: Sendable {
     /// it none in five rounds, 65 and 5 in the other two (BENCHMARKS.md, tenth session). The kernel reads ahead at
     /// most 8 MiB a call here (the device's read-ahead), hence the steps; for cached pages a step costs about
     /// 0.13 ms. The price: up to 64 MiB of the WAL (what follows the log, and its start) stay in the page cache.
-    func readAheadOfWriter(frames: Int) {
+    func readAheadOfWriter(_ ranges: [Range<Int>]) {
         let descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }  // no WAL yet (nothing written) or already removed
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return }
-        let end = min(Int(status.st_size), 32 + frames * frameBytes + Self.readAheadBytes)
-        let step = 8 << 20
-        var offset = 32 + frames * frameBytes
-        while offset < end {
-            _ = posix_fadvise(descriptor, off_t(offset), off_t(min(step, end - offset)), POSIX_FADV_WILLNEED)
-            offset += step
+        for range in ranges {
+            let end = min(Int(status.st_size), range.upperBound)
+            for offset in stride(from: range.lowerBound, to: end, by: Self.readAheadStepBytes) {
+                _ = posix_fadvise(descriptor, off_t(offset), off_t(min(Self.readAheadStepBytes, end - offset)), POSIX_FADV_WILLNEED)
+            }
         }
     }
 
