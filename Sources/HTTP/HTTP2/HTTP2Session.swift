@@ -61,8 +61,9 @@ final class HTTP2Session {
         // nghttp2's own RST_STREAM limit (CVE-2023-44487) answers INTERNAL_ERROR; the frame budget counts resets
         // too and answers ENHANCE_YOUR_CALM first, so nghttp2's stays only as a looser backstop.
         nghttp2_option_set_stream_reset_rate_limit(options, 10_000, 1_000)
-        let created = nghttp2_session_server_new2(
-            &session, NGHTTP2Callbacks.shared.pointer, Unmanaged.passUnretained(self).toOpaque(), options)
+        var memory = NGHTTP2Memory.allocator
+        let created = nghttp2_session_server_new3(
+            &session, NGHTTP2Callbacks.shared.pointer, Unmanaged.passUnretained(self).toOpaque(), options, &memory)
         nghttp2_option_del(options)
         if created != 0 {
             failed = true
