@@ -187,12 +187,12 @@ public final class SQLiteStateStore: StateStore {
     private func startThreads() throws(StoreError) {
         if configuration.checkpointIntervalSeconds > 0 {
             let checkpointer = self.checkpointer, interval = configuration.checkpointIntervalSeconds
-            let thread = try WorkerThread { checkpointer.run(every: interval) }
+            let thread = try WorkerThread(name: "sqlite-ckpt") { checkpointer.run(every: interval) }
             threads.withLock { $0.checkpointer = thread }
         }
         if configuration.sweepIntervalSeconds > 0 {
             let sweeper = self.sweeper, interval = configuration.sweepIntervalSeconds
-            let thread = try WorkerThread { sweeper.run(every: interval) }
+            let thread = try WorkerThread(name: "sqlite-sweep") { sweeper.run(every: interval) }
             threads.withLock { $0.sweeper = thread }
         }
     }
