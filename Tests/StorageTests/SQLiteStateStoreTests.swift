@@ -180,6 +180,33 @@ struct SQLiteStateStoreTests {
         #expect(RawSQLite(path).integer("SELECT count(*) FROM used_challenges") == 4_000)
     }
 
+    @Test("the checkpointer runs on cores nothing else wants (SCHED_IDLE), the threads that commit at the normal policy")
+    func checkpointerYieldsCores() throws {
+        let store = try SQLiteStateStore(SQLiteConfiguration(path: path, checkpointIntervalSeconds: 0.05))
+        defer { store.close() }
+        // Other suites' stores have checkpointers too; this one's is named before it sets its policy.
+        var policies: [Int32] = []
+        for _ in 0..<200 where !policies.contains(Self.idlePolicy) {
+            Thread.sleep(forTimeInterval: 0.01)
+            policies = Self.policies(ofThreadsNamed: "sqlite-ckpt")
+        }
+        #expect(policies.contains(Self.idlePolicy), "policies of the sqlite-ckpt threads: \(policies)")
+        #expect(Self.policies(ofThreadsNamed: "sqlite-sweep").allSatisfy { $0 == SCHED_OTHER })
+        #expect(sched_getscheduler(0) == SCHED_OTHER)
+    }
+
+    static let idlePolicy: Int32 = 5
+
+    /// The scheduling policy of each of this process's threads with this name.
+    static func policies(ofThreadsNamed name: String) -> [Int32] {
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return threads.compactMap { thread -> Int32? in
+            let comm = try? String(contentsOfFile: "/proc/self/task/\(thread)/comm", encoding: .utf8)
+            guard comm?.trimmingCharacters(in: .newlines) == name, let id = Int32(thread) else { return nil }
+            return sched_getscheduler(id)
+        }
+    }
+
     @Test("fails with StoreError when another process holds the write lock beyond the busy timeout")
     func lockedBeyondTimeout() throws {
         let store = try SQLiteStateStore(SQLiteConfiguration(path: path, busyTimeoutMilliseconds: 100))
