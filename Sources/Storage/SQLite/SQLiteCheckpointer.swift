@@ -42,9 +42,12 @@ final class SQLiteCheckpointer: Sendable {
     /// machine's ES256 assertion rate. At the normal policy the threads serving requests that woke meanwhile waited
     /// that long for a core (`perf sched`), every round: the slowest answer of each 0.1 s alternated between 0.7 and
     /// 2–5 ms (BENCHMARKS.md, eleventh session). At `SCHED_IDLE` a round runs only while a core would otherwise
-    /// idle, and gives the core up as soon as anything else wakes. Should it fall behind on saturated cores, the
-    /// writer's own checkpoint at `backstopFrames` still bounds the log, as it does without this thread. (A thread
-    /// may always lower its own policy; raising it back would need `CAP_SYS_NICE`, so it stays idle.)
+    /// idle, and gives the core up as soon as anything else wakes. No thread serving requests ever waits for it: a
+    /// passive checkpoint blocks no writer. On cores kept busy it falls behind, and the writer checkpoints itself at
+    /// `backstopFrames` as it does without this thread; only while a round is under way does the writer's checkpoint
+    /// find it busy and skip, so the log grows past the backstop until the round ends (on a saturated core
+    /// `SCHED_IDLE` still gets a small share). A thread may always lower its own policy; raising it back would need
+    /// `CAP_SYS_NICE`, so it stays idle.
     func run(every interval: Double) {
         var parameters = sched_param(sched_priority: 0)
         _ = sched_setscheduler(0, Self.idlePolicy, &parameters)
