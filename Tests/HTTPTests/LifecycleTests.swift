@@ -24,6 +24,21 @@ struct LifecycleTests {
         }
     }
 
+    @Test("the event loops' threads carry names, as top -H and perf show them")
+    func loopThreadsNamed() throws {
+        try TestServer.run { server in
+            var names: Set<String> = []
+            // Connections are spread over the two loops; a few are enough to reach both.
+            for _ in 0..<8 where names.count < 2 {
+                let client = try H2TestClient(port: server.port)
+                let stream = client.request(path: "/thread-name")
+                #expect(client.run { client.responses[stream]?.closed == true })
+                names.insert(client.responses[stream]?.text ?? "")
+            }
+            #expect(names == ["event-loop-0", "event-loop-1"])
+        }
+    }
+
     @Test("graceful shutdown closes idle HTTP/1.1 connections and answers busy ones with Connection: close")
     func gracefulShutdownHTTP1() throws {
         try TestServer.run { server in

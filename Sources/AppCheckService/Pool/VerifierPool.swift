@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Observability
 import Storage
 import Synchronization
 
@@ -64,6 +65,8 @@ public final class VerifierPool: Sendable {
         queue = JobQueue(capacity: capacity)
         for index in 0..<count {
             let thread = Thread { [queue] in
+                // Named from inside: Foundation's `Thread.name` did not reach the kernel here.
+                ThreadName.setCurrent("verifier-\(index)")
                 // Answers wake their loops once per few jobs while more are queued, and all at once before this
                 // thread waits for work: at saturation a loop is not woken for every single answer.
                 let wakes = DeferredWakes.enableOnCurrentThread()
@@ -87,7 +90,6 @@ public final class VerifierPool: Sendable {
                 }
                 _ = flush()
             }
-            thread.name = "verifier-\(index)"
             thread.start()
         }
     }

@@ -53,10 +53,10 @@ final class ReceiptRefresher: Sendable {
     /// Starts the refresher's thread.
     func start() {
         let thread = Thread { [self] in
+            ThreadName.setCurrent("receipt-refresh")
             run()
             control.finished.signal()
         }
-        thread.name = "receipt-refresher"
         thread.start()
         logger.info("receipt refresher started", [
             ("intervalMs", String(settings.intervalMilliseconds)), ("maxPerSecond", String(settings.maxPerSecond)),

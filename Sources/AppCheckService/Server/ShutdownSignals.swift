@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,6 +22,7 @@ public final class ShutdownSignals: Sendable {
     /// Starts the thread that waits for the signals and calls `onSignal` for each, on that thread.
     init(onSignal: @escaping @Sendable (Int32) -> Void) {
         let thread = Thread {
+            ThreadName.setCurrent("signals")
             var set = ShutdownSignals.signalSet()
             while true {
                 var number: Int32 = 0
@@ -28,7 +30,6 @@ public final class ShutdownSignals: Sendable {
                 onSignal(number)
             }
         }
-        thread.name = "signals"
         thread.start()
     }
 

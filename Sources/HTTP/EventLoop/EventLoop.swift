@@ -10,6 +10,8 @@ import Synchronization
 /// through `inbox`, an atomic and immutable file descriptors); everything else runs on the loop thread alone.
 final class EventLoop: @unchecked Sendable {
     let context: ServerContext
+    /// Which of the server's loops this is: in its logs' `loop` field and its thread's name.
+    let index: Int
     let logger: Logger
     /// A scratch buffer for socket reads, shared by every connection of this loop (one read at a time).
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -64,6 +66,7 @@ final class EventLoop: @unchecked Sendable {
 
     init(context: ServerContext, index: Int) throws(HTTPServerError) {
         self.context = context
+        self.index = index
         self.logger = context.logger.with("loop", String(index))
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFD = eventfd(0, cshims_EFD_NONBLOCK | cshims_EFD_CLOEXEC)
@@ -137,6 +140,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// The thread body: waits for events until graceful shutdown has drained every connection.
     func run() {
+        ThreadName.setCurrent("event-loop-\(index)")
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
         LoopTurn.setCurrent(self)
         defer { LoopTurn.setCurrent(nil) }

@@ -1,4 +1,5 @@
 import Glibc
+import Observability
 
 /// A plain pthread running one closure, joined by its owner on shutdown. The store's background work (the SQLite
 /// writer and sweeper) blocks for long stretches, which would starve a cooperative Swift executor.
@@ -20,7 +21,7 @@ final class WorkerThread: Sendable {
         let body = Unmanaged.passRetained(Body(name, run)).toOpaque()
         let created = pthread_create(&thread, nil, { argument in
             let body = Unmanaged<Body>.fromOpaque(argument!).takeRetainedValue()
-            if let name = body.name { WorkerThread.nameCurrentThread(name) }
+            if let name = body.name { ThreadName.setCurrent(name) }
             body.run()
             return nil
         }, body)
@@ -34,15 +35,5 @@ final class WorkerThread: Sendable {
     /// Waits for the closure to return.
     func join() {
         pthread_join(thread, nil)
-    }
-
-    /// Names the calling thread: Glibc's module has no pthread_setname_np, and the kernel takes the name from this
-    /// file too.
-    private static func nameCurrentThread(_ name: String) {
-        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        let bytes = Array(name.utf8.prefix(15))
-        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 }

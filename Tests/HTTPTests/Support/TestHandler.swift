@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import Observability
 import Synchronization
 
 /// Routes by path, so each test picks the behaviour it needs:
@@ -7,7 +8,8 @@ import Synchronization
 /// `/slow/<ms>` answers from another thread after a delay; `/big/<bytes>` returns that many bytes; `/inline` asks
 /// for the loop turn's inline slot twice and returns both answers; `/held` answers from a thread that batches its
 /// loop wake-ups, then flushes them; `/hop-by-hop` answers with HTTP/1.1 connection fields (and look-alikes of the
-/// same lengths) in its headers and trailers; anything else returns the path. Every request is recorded.
+/// same lengths) in its headers and trailers; `/thread-name` returns the name of the thread it runs on; anything
+/// else returns the path. Every request is recorded.
 final class TestHandler: HTTPHandler {
     let requests = Mutex<[HTTPRequest]>([])
 
@@ -55,6 +57,8 @@ final class TestHandler: HTTPHandler {
             responder.respond(HTTPResponse(
                 status: 200, headers: headers, body: Array("ok".utf8),
                 trailers: HTTPHeaders([("grpc-status", "0"), ("upgrade", "h2c"), ("connection", "close")])))
+        case "thread-name":
+            responder.respond(HTTPResponse(status: 200, headers: headers, body: Array(ThreadName.current.utf8)))
         case "inline":
             let answers = [LoopTurn.claimInlineSlot(), LoopTurn.claimInlineSlot()]
             responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("\(answers)".utf8)))
