@@ -58,7 +58,8 @@ public final class VerifierPool: Sendable {
     /// - Parameters:
     ///   - threads: worker threads; 0 means one per core.
     ///   - capacity: jobs that may wait; beyond it `submit` refuses.
-    public init(threads: Int, capacity: Int) {
+    ///   - name: the threads' names are this and their index (at most 15 bytes in all are kept).
+    public init(threads: Int, capacity: Int, name: String = "verifier") {
         let count = threads > 0 ? threads : ProcessInfo.processInfo.activeProcessorCount
         threadCount = count
         self.capacity = capacity
@@ -66,7 +67,7 @@ public final class VerifierPool: Sendable {
         for index in 0..<count {
             let thread = Thread { [queue] in
                 // Named from inside: Foundation's `Thread.name` did not reach the kernel here.
-                ThreadName.setCurrent("verifier-\(index)")
+                ThreadName.setCurrent("\(name)-\(index)")
                 // Answers wake their loops once per few jobs while more are queued, and all at once before this
                 // thread waits for work: at saturation a loop is not woken for every single answer.
                 let wakes = DeferredWakes.enableOnCurrentThread()

@@ -52,7 +52,7 @@ struct DeviceCheckClients: Sendable {
             }
         }
         self.clients = clients
-        self.pool = clients.isEmpty ? nil : VerifierPool(threads: Self.poolThreads, capacity: Self.poolCapacity)
+        self.pool = clients.isEmpty ? nil : VerifierPool(threads: Self.poolThreads, capacity: Self.poolCapacity, name: "apple-call")
     }
 
     /// Runs `work` on the Apple-call threads, as ``ExchangeContext/onPool(_:reply:_:)`` does on the verifier's:
