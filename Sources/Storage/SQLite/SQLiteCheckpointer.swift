@@ -68,20 +68,18 @@ final class SQLiteCheckpointer: Sendable {
         }
         guard frames >= 0 else { return }
         let logEnd = Self.walHeaderBytes + Int(frames) * frameBytes
-        var ahead = logEnd..<(logEnd + Self.readAheadBytes)
+        var ranges = [logEnd..<(logEnd + Self.readAheadBytes)]
         // Everything copied, or the log near the writer's backstop: the writer may soon start the log over, from
         // its first frame. One range when the two meet.
         if frames > 0 && (copied == frames || frames >= backstopFrames - backstopFrames / 4) {
             let start = Self.walHeaderBytes..<(Self.walHeaderBytes + Self.readAheadBytes)
-            if start.upperBound >= ahead.lowerBound {
-                ahead = start.lowerBound..<ahead.upperBound
-                readAheadOfWriter([ahead])
+            if start.upperBound >= logEnd {
+                ranges = [start.lowerBound..<ranges[0].upperBound]
             } else {
-                readAheadOfWriter([ahead, start])
+                ranges.append(start)
             }
-        } else {
-            readAheadOfWriter([ahead])
         }
+        readAheadOfWriter(ranges)
     }
 
     /// Reads back (asynchronously, `POSIX_FADV_WILLNEED`) whatever the kernel has dropped from its page cache of
