@@ -58,7 +58,8 @@ struct BenchOptions: Sendable {
           --wait S                      wait up to S seconds for the server to answer (default 30)
           --report DIR                  write report.json, gnuplot data and plot.gp to DIR
           --bound-seconds S             seconds per OpenSSL rate measurement (default 0.5)
-          --idle-connections N          at the end, hold N idle connections and read the server's memory
+          --idle-connections N          at the end, hold N idle connections and read the server's memory once they
+                                        have been quiet 3 s
           --server-pid-file FILE        the server's process id (for its memory, read from /proc)
           --label TEXT                  free text recorded in the report (server version, load on the machine)
         """

@@ -2,13 +2,16 @@ import CShims
 import Glibc
 
 /// The idle-connection check: open many HTTP/2 connections that exchange SETTINGS and then say nothing, and read
-/// the server's resident memory (from /proc, so the server must run on this machine) before and after.
+/// the server's resident memory (from /proc, so the server must run on this machine) before, and after they have
+/// been quiet for ``quietSeconds``.
 struct IdleConnectionsReport: Sendable {
     var requested: Int
     var opened: Int
     var serverRSSBeforeBytes: Int
     var serverRSSAfterBytes: Int
     var seconds: Double
+
+    static let quietSeconds = 3.0
 
     var perConnectionBytes: Double {
         opened > 0 ? Double(serverRSSAfterBytes - serverRSSBeforeBytes) / Double(opened) : 0
@@ -34,7 +37,9 @@ struct IdleConnectionsReport: Sendable {
             connection.readAvailable(buffer: buffer)
             connection.flush()
         }
-        usleep(500_000)
+        // Then quiet for a few seconds, as idle connections are: a server may trim what a connection holds only
+        // once it has been quiet a while (attestd after a second, at its next once-a-second look).
+        usleep(UInt32(quietSeconds * 1_000_000))
         let after = residentBytes(pid: serverPID)
         let seconds = MonotonicTime.seconds(MonotonicTime.nanoseconds() - start)
         return IdleConnectionsReport(requested: count, opened: connections.filter { !$0.isClosed }.count,

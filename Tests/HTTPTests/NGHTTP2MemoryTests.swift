@@ -7,7 +7,7 @@ import Testing
 @Suite("nghttp2's allocator")
 struct NGHTTP2MemoryTests {
     let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
-    let allocator = NGHTTP2Memory.allocator
+    let allocator = NGHTTP2Memory.allocator()
 
     /// Sizes on either side of the page boundaries, and nghttp2's own: its stream table and its frame buffer.
     var sizes: [Int] { [100, pageBytes - 1, pageBytes, pageBytes + 1, 2 * pageBytes, 16_394, 5 * pageBytes + 7] }

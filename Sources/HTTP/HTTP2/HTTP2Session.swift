@@ -42,6 +42,10 @@ final class HTTP2Session {
     private(set) var requestsCompleted: UInt64 = 0
     private var shutdown = Shutdown.none
     private let limits: HTTPServerConfiguration
+    /// Where nghttp2's frame buffer is (kept by the session's allocator), for ``releaseIdleMemory()``.
+    private let memory = UnsafeMutablePointer<NGHTTP2Memory.SessionRecord>.allocate(capacity: 1)
+    /// The last `nghttp2_session_mem_send` returned nothing: no frame is in flight.
+    private var sendDrained = false
 
     private enum Shutdown {
         case none
@@ -61,9 +65,11 @@ final class HTTP2Session {
         // nghttp2's own RST_STREAM limit (CVE-2023-44487) answers INTERNAL_ERROR; the frame budget counts resets
         // too and answers ENHANCE_YOUR_CALM first, so nghttp2's stays only as a looser backstop.
         nghttp2_option_set_stream_reset_rate_limit(options, 10_000, 1_000)
-        var memory = NGHTTP2Memory.allocator
+        memory.initialize(to: NGHTTP2Memory.SessionRecord(creating: true))
+        var allocator = NGHTTP2Memory.allocator(recordingInto: memory)
         let created = nghttp2_session_server_new3(
-            &session, NGHTTP2Callbacks.shared.pointer, Unmanaged.passUnretained(self).toOpaque(), options, &memory)
+            &session, NGHTTP2Callbacks.shared.pointer, Unmanaged.passUnretained(self).toOpaque(), options, &allocator)
+        memory.pointee.creating = false
         nghttp2_option_del(options)
         if created != 0 {
             failed = true
@@ -83,7 +89,10 @@ final class HTTP2Session {
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
     }
 
-    deinit { nghttp2_session_del(session) }
+    deinit {
+        nghttp2_session_del(session)
+        memory.deallocate()
+    }
 
     // MARK: Input
 
@@ -190,6 +199,7 @@ final class HTTP2Session {
                 connection.logger.debug("nghttp2_session_mem_send failed", [("error", errorText(Int32(count)))])
                 return
             }
+            sendDrained = count == 0
             guard count > 0, let data else { return }
             // The pointer is only valid until the next nghttp2 call: copy now.
             output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
@@ -267,6 +277,20 @@ final class HTTP2Session {
 
     /// No stream is open: no request arriving, no response owed.
     var hasNoStreams: Bool { streams.isEmpty }
+
+    /// Gives back the pages of nghttp2's outbound frame buffer when the session is quiet: no stream open and no
+    /// frame in flight. Returns the bytes given back. The next frame faults a page back in, so this is for a
+    /// connection that has been idle a while, not after every response (``Connection/checkTimeouts(now:)``).
+    @discardableResult
+    func releaseIdleMemory() -> Int {
+        guard session != nil, !failed, streams.isEmpty, sendDrained else { return 0 }
+        return NGHTTP2Memory.releaseFrameBuffer(of: memory)
+    }
+
+    /// The frame buffer's place and size (tests).
+    var frameBuffer: (start: UnsafeMutableRawPointer, bytes: Int)? {
+        memory.pointee.frameBuffer.map { ($0, memory.pointee.frameBufferBytes) }
+    }
 
     /// Whether some stream's request has begun but not ended (headers or body still to come).
     var hasIncompleteRequest: Bool { streams.values.contains { !$0.dispatched } }

@@ -10,22 +10,47 @@ import Glibc
 /// handshake dirtied, so they stayed resident: 10,000 idle TLS connections held 416.5 MB, against the 200 MB the
 /// benchmark allows (BENCHMARKS.md, eleventh session). Dropping a block's pages costs one system call, and nghttp2
 /// allocates blocks this big only when a session starts or outgrows a buffer or its stream table, not per request.
+///
+/// A session's allocator also remembers where its frame buffer is (``SessionRecord``), so that a connection gone
+/// quiet can hand back the pages its last frames were written to (``releaseFrameBuffer(of:)``).
 enum NGHTTP2Memory {
     private static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
 
-    /// The allocator to hand to `nghttp2_session_server_new3` (which copies it).
-    static var allocator: nghttp2_mem {
+    /// The smallest block taken for a session's outbound frame buffer: nghttp2 sizes it for a frame of the
+    /// largest default payload (16 KiB) plus its header, and allocates nothing else that large while a session
+    /// is created.
+    static let frameBufferMinimumBytes = 16 * 1024
+
+    /// What one session's allocator keeps between calls (its `mem_user_data`).
+    struct SessionRecord {
+        /// True while `nghttp2_session_server_new3` runs: the block of ``frameBufferMinimumBytes`` or more
+        /// allocated then is the frame buffer.
+        var creating = false
+        var frameBuffer: UnsafeMutableRawPointer?
+        var frameBufferBytes = 0
+    }
+
+    /// The allocator to hand to `nghttp2_session_server_new3` (which copies it); with a `record`, it notes the
+    /// session's frame buffer there.
+    static func allocator(recordingInto record: UnsafeMutablePointer<SessionRecord>? = nil) -> nghttp2_mem {
         nghttp2_mem(
-            mem_user_data: nil,
-            malloc: { size, _ in NGHTTP2Memory.allocate(size, zeroed: false) },
-            free: { pointer, _ in Glibc.free(pointer) },
-            calloc: { count, size, _ in
-                let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
-                return overflow ? nil : NGHTTP2Memory.allocate(bytes, zeroed: true)
+            mem_user_data: UnsafeMutableRawPointer(record),
+            malloc: { size, record in
+                NGHTTP2Memory.noted(NGHTTP2Memory.allocate(size, zeroed: false), bytes: size, in: record)
             },
-            realloc: { pointer, size, _ in
+            free: { pointer, record in
+                NGHTTP2Memory.forget(pointer, in: record)
+                Glibc.free(pointer)
+            },
+            calloc: { count, size, record in
+                let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
+                return overflow ? nil : NGHTTP2Memory.noted(NGHTTP2Memory.allocate(bytes, zeroed: true), bytes: bytes, in: record)
+            },
+            realloc: { pointer, size, record in
                 // nghttp2 grows its buffers with realloc, starting from nil: that first call is a new block.
-                pointer == nil ? NGHTTP2Memory.allocate(size, zeroed: false) : Glibc.realloc(pointer, size)
+                guard let pointer else { return NGHTTP2Memory.noted(NGHTTP2Memory.allocate(size, zeroed: false), bytes: size, in: record) }
+                NGHTTP2Memory.forget(pointer, in: record)
+                return Glibc.realloc(pointer, size)
             })
     }
 
@@ -40,5 +65,34 @@ enum NGHTTP2Memory {
         let dropped = madvise(block, wholePages, MADV_DONTNEED) == 0
         if zeroed { memset(block + (dropped ? wholePages : 0), 0, bytes - (dropped ? wholePages : 0)) }
         return block
+    }
+
+    /// Hands the whole pages of a session's frame buffer back to the kernel; returns the bytes handed back.
+    ///
+    /// Only when nghttp2 has nothing in flight: its last `nghttp2_session_mem_send` returned 0, which it does
+    /// only once no frame is being sent and it has reset the buffer, and whatever it wrote there has been copied
+    /// out. What the pages held is then dead, and the next frame is written over zeros.
+    static func releaseFrameBuffer(of record: UnsafeMutablePointer<SessionRecord>) -> Int {
+        guard let block = record.pointee.frameBuffer else { return 0 }
+        let wholePages = record.pointee.frameBufferBytes & ~(pageBytes - 1)
+        return madvise(block, wholePages, MADV_DONTNEED) == 0 ? wholePages : 0
+    }
+
+    private static func noted(
+        _ block: UnsafeMutableRawPointer?, bytes: Int, in record: UnsafeMutableRawPointer?
+    ) -> UnsafeMutableRawPointer? {
+        guard let block, let record, bytes >= frameBufferMinimumBytes else { return block }
+        let session = record.assumingMemoryBound(to: SessionRecord.self)
+        if session.pointee.creating && session.pointee.frameBuffer == nil {
+            session.pointee.frameBuffer = block
+            session.pointee.frameBufferBytes = bytes
+        }
+        return block
+    }
+
+    private static func forget(_ pointer: UnsafeMutableRawPointer?, in record: UnsafeMutableRawPointer?) {
+        guard let pointer, let record else { return }
+        let session = record.assumingMemoryBound(to: SessionRecord.self)
+        if session.pointee.frameBuffer == pointer { session.pointee.frameBuffer = nil }
     }
 }

@@ -54,6 +54,12 @@ final class Connection {
     private let maxBufferedOutputBytes: Int
     private var session = Session.detecting([])
 
+    /// The HTTP/2 session, once the connection speaks HTTP/2 (tests).
+    var http2Session: HTTP2Session? {
+        if case .http2(let http2) = session { return http2 }
+        return nil
+    }
+
     private enum Session {
         /// Cleartext (or TLS without ALPN): waiting for enough bytes to tell the HTTP/2 preface from HTTP/1.x.
         case detecting([UInt8])
@@ -373,6 +379,20 @@ final class Connection {
         }
     }
 
+    /// A connection quiet this long gives back memory it only needs while busy. A second: a connection in steady
+    /// use (a request a second or more) never pays the page fault that writing to a given-back page costs.
+    static let quietNanoseconds: UInt64 = 1_000_000_000
+    /// `lastActivity` when the connection last gave back its memory: once per quiet spell.
+    private var trimmedAt: UInt64 = 0
+
+    /// An idle HTTP/2 connection's share of a server holding thousands: the pages nghttp2 wrote its last frames
+    /// to (up to 16 KiB, at least one page for every connection that has sent anything) and the output buffer
+    /// kept for the next turn (BENCHMARKS.md, twelfth session).
+    private func trimIdleMemory(_ http2: HTTP2Session) {
+        http2.releaseIdleMemory()
+        if output.isEmpty { output = [] }
+    }
+
     /// Called about once a second: closes a connection that sent no HTTP within the handshake timeout, one whose
     /// request trickles in past the request timeout, one whose HTTP/2 response bodies are taken past the
     /// response-drain timeout, one whose peer has not taken a byte of output produced longer ago than that
@@ -392,6 +412,10 @@ final class Connection {
         if pendingOutputBytes == 0, outputAges.isEmpty, case .http2(let http2) = session, http2.hasNoStreams {
             stallMark = nil
             requestMark = nil
+            if now &- lastActivity >= Self.quietNanoseconds, trimmedAt != lastActivity {
+                trimmedAt = lastActivity
+                trimIdleMemory(http2)
+            }
             return
         }
         let configuration = context.configuration
