@@ -66,6 +66,9 @@ enum Base64 {
         let remainder = count % 4
         guard remainder != 1 else { return nil }
         let outCount = count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        // Empty input, empty output. Not through `unsafeUninitializedCapacity`: with capacity 0 it sets the count of
+        // the runtime's shared empty array, a write that races with every other thread doing the same (TSan saw it).
+        guard outCount > 0 else { return [] }
         var valid = true
         let out = [UInt8](unsafeUninitializedCapacity: outCount) { out, initialized in
             values.withUnsafeBufferPointer { table in
