@@ -1,3 +1,5 @@
+import Glibc
+
 /// The human-readable report on standard output.
 enum TextReport {
     static let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("max", 100)]
@@ -118,6 +120,22 @@ enum TextReport {
         return line
     }
 
+    /// How busy the cores were during a phase. Beside an open-loop target: a queue on busy cores has a long tail
+    /// whatever the server does, and a rate that is half of the saturating one may keep the cores far more than
+    /// half busy, since requests that arrive spaced out cost more each than requests served in a batch.
+    static func coresBusy(_ report: PhaseReport, cores: Int) -> String? {
+        let seconds = report.result.measuredSeconds
+        guard seconds > 0, cores > 0, let server = report.serverCPUSeconds, let bench = report.benchCPUSeconds else {
+            return nil
+        }
+        let other = report.otherCPUSeconds ?? 0
+        let busy = (server + bench + other) / seconds
+        return """
+            cores busy \(format(busy, 2)) of \(cores), \(percent(busy / Double(cores))): server \(format(server / seconds, 2)), \
+            bench \(format(bench / seconds, 2)), other processes \(format(other / seconds, 2))
+            """
+    }
+
     static func printIdle(_ idle: IdleConnectionsReport) {
         let megabytes = { (bytes: Int) in format(Double(bytes) / 1_048_576, 1) }
         Console.line("""
@@ -138,13 +156,19 @@ enum TextReport {
             Console.line(line)
         }
         let sweeps = bench.sweeps
+        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         for (kind, sweep) in sweeps {
             for point in sweep.points {
-                Console.line("""
-                      \(Bench.openLoopName(kind, point.fraction)): p99 \(format(point.p99Seconds * 1e3, 2)) ms <= \
+                let name = Bench.openLoopName(kind, point.fraction)
+                var line = """
+                      \(name): p99 \(format(point.p99Seconds * 1e3, 2)) ms <= \
                     \(format(LatencyUnderLoad.allowedMultiple, 0)) x service time \(format(sweep.serviceSeconds * 1e3, 2)) ms: \
                     \(format(sweep.multiple(point), 2)) x \(sweep.meets(point) ? "met" : "MISSED")
-                    """)
+                    """
+                if let report = bench.reports.first(where: { $0.name == name }), let busy = coresBusy(report, cores: cores) {
+                    line += " (\(busy))"
+                }
+                Console.line(line)
             }
         }
         for (kind, sweep) in sweeps { Console.line(latencyUnderLoad(kind, sweep)) }
