@@ -94,6 +94,15 @@ final class Bench {
         }
     }
 
+    /// One challenge request, as the idle-connection check sends it (`--idle-after-request`).
+    var challengeRequest: IdleConnectionsReport.FirstRequest {
+        IdleConnectionsReport.FirstRequest(
+            job: Job(kind: .challenge, body: endpoint.challengeRequest()),
+            headers: RequestHeaders(path: endpoint.path(.challenge), authority: endpoint.authority, scheme: endpoint.scheme,
+                                    contentType: endpoint.contentType, grpc: endpoint.framing == .grpc),
+            framing: endpoint.framing)
+    }
+
     func fetchChallenges(_ count: Int) throws(BenchError) -> [[UInt8]] {
         let body = endpoint.challengeRequest()
         let outcomes = try batch((0..<count).map { Job(kind: .challenge, body: body, wantsBody: true, tag: $0) })

@@ -34,6 +34,7 @@ struct BenchOptions: Sendable {
     var boundSeconds = 0.5
     var label = ""
     var idleConnections = 0
+    var idleAfterRequest = false
     var serverPIDFile: String?
 
     static let usage = """
@@ -60,6 +61,7 @@ struct BenchOptions: Sendable {
           --bound-seconds S             seconds per OpenSSL rate measurement (default 0.5)
           --idle-connections N          at the end, hold N idle connections and read the server's memory once they
                                         have been quiet 3 s
+          --idle-after-request          each idle connection first exchanges one challenge
           --server-pid-file FILE        the server's process id (for its memory, read from /proc)
           --label TEXT                  free text recorded in the report (server version, load on the machine)
         """
@@ -120,6 +122,7 @@ struct BenchOptions: Sendable {
             case "--bound-seconds": options.boundSeconds = max(0.05, try number(try value()))
             case "--label": options.label = try value()
             case "--idle-connections": options.idleConnections = Int(try number(try value()))
+            case "--idle-after-request": options.idleAfterRequest = true
             case "--server-pid-file": options.serverPIDFile = try value()
             case "--help", "-h":
                 Console.line(usage)

@@ -10,6 +10,8 @@ struct IdleConnectionsReport: Sendable {
     var serverRSSBeforeBytes: Int
     var serverRSSAfterBytes: Int
     var seconds: Double
+    /// With a first request: how many connections got an OK answer to it before going quiet.
+    var answered: Int?
 
     static let quietSeconds = 3.0
 
@@ -17,7 +19,17 @@ struct IdleConnectionsReport: Sendable {
         opened > 0 ? Double(serverRSSAfterBytes - serverRSSBeforeBytes) / Double(opened) : 0
     }
 
-    static func measure(count: Int, host: String, port: Int, tls: ClientTLS?, serverPID: Int32) -> IdleConnectionsReport {
+    /// A request each connection sends once, before it goes quiet (`--idle-after-request`): a connection that has
+    /// served a request holds more than one that only exchanged SETTINGS.
+    struct FirstRequest {
+        var job: Job
+        var headers: RequestHeaders
+        var framing: Framing
+    }
+
+    static func measure(
+        count: Int, host: String, port: Int, tls: ClientTLS?, serverPID: Int32, firstRequest: FirstRequest? = nil
+    ) -> IdleConnectionsReport {
         let before = residentBytes(pid: serverPID)
         let start = MonotonicTime.nanoseconds()
         var connections: [H2ClientConnection] = []
@@ -26,6 +38,9 @@ struct IdleConnectionsReport: Sendable {
         defer { buffer.deallocate() }
         for index in 0..<count {
             guard let connection = try? H2ClientConnection(host: host, port: port, tls: tls) else { break }
+            if let firstRequest {
+                _ = connection.submit(firstRequest.job, scheduled: MonotonicTime.nanoseconds(), headers: firstRequest.headers)
+            }
             connection.flush()
             connections.append(connection)
             // Read the server's SETTINGS now and then, so no socket buffer fills while the rest connect.
@@ -42,8 +57,14 @@ struct IdleConnectionsReport: Sendable {
         usleep(UInt32(quietSeconds * 1_000_000))
         let after = residentBytes(pid: serverPID)
         let seconds = MonotonicTime.seconds(MonotonicTime.nanoseconds() - start)
+        let answered = firstRequest.map { request in
+            connections.reduce(0) { total, connection in
+                total + connection.takeFinished().filter { $0.2.isOK(framing: request.framing) }.count
+            }
+        }
         return IdleConnectionsReport(requested: count, opened: connections.filter { !$0.isClosed }.count,
-                                     serverRSSBeforeBytes: before, serverRSSAfterBytes: after, seconds: seconds)
+                                     serverRSSBeforeBytes: before, serverRSSAfterBytes: after, seconds: seconds,
+                                     answered: answered)
     }
 
     /// VmRSS of a process, in bytes (0 if it cannot be read).

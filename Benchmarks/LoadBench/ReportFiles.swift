@@ -129,6 +129,8 @@ enum ReportFiles {
                     $0.field("serverRSSBeforeBytes", idle.serverRSSBeforeBytes)
                     $0.field("serverRSSAfterBytes", idle.serverRSSAfterBytes)
                     $0.field("seconds", idle.seconds)
+                    $0.field("quietSeconds", IdleConnectionsReport.quietSeconds)
+                    if let answered = idle.answered { $0.field("firstRequestsAnswered", answered) }
                 }
             }
             if let bound = bench.bound {

@@ -141,7 +141,8 @@ enum TextReport {
         Console.line("""
             idle connections: \(idle.opened)/\(idle.requested) open in \(format(idle.seconds, 1)) s; server RSS \
             \(megabytes(idle.serverRSSBeforeBytes)) MB before, \(megabytes(idle.serverRSSAfterBytes)) MB holding them \
-            (\(format(idle.perConnectionBytes / 1024, 1)) KB per connection)
+            (\(format(idle.perConnectionBytes / 1024, 1)) KB per connection)\
+            \(idle.answered.map { "; each after one challenge, \($0) answered OK" } ?? "")
             """)
     }
 

@@ -20,8 +20,9 @@ do {
     try bench.runProfile()
     if options.idleConnections > 0 {
         if let pid = bench.serverPID {
+            let firstRequest = options.idleAfterRequest ? bench.challengeRequest : nil
             let idle = IdleConnectionsReport.measure(count: options.idleConnections, host: options.host, port: options.port,
-                                                     tls: bench.tls, serverPID: pid)
+                                                     tls: bench.tls, serverPID: pid, firstRequest: firstRequest)
             bench.idle = idle
             TextReport.printIdle(idle)
         } else {

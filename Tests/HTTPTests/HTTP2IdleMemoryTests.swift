@@ -21,8 +21,12 @@ struct HTTP2IdleMemoryTests {
         let buffer = try #require(http2.frameBuffer)
         #expect(buffer.bytes >= NGHTTP2Memory.frameBufferMinimumBytes)
         let wholePages = buffer.bytes / pageBytes
-        // SETTINGS, their ACK and the response went through the buffer's first page.
+        // SETTINGS, their ACK and the response went through the buffer's first page; the stream went into the table.
         #expect(residentPages(buffer.start, pages: wholePages) >= 1)
+        let table = try #require(http2.streamTable)
+        let tablePages = table.bytes / pageBytes
+        #expect(tablePages >= 1)
+        #expect(residentPages(table.start, pages: tablePages) >= 1)
         #expect(harness.connection.output.capacity > 0)
 
         let quietSince = harness.connection.lastActivity
@@ -31,6 +35,7 @@ struct HTTP2IdleMemoryTests {
         #expect(residentPages(buffer.start, pages: wholePages) >= 1, "not quiet long enough yet")
         harness.connection.checkTimeouts(now: quietSince + Connection.quietNanoseconds)
         #expect(residentPages(buffer.start, pages: wholePages) == 0)
+        #expect(residentPages(table.start, pages: tablePages) == 0, "the closed stream left the table all zeros")
         #expect(harness.connection.output.capacity == 0)
 
         // The next frames are written over zeros; the connection works as before.
@@ -87,6 +92,30 @@ struct HTTP2IdleMemoryTests {
         #expect(data.map { UnsafeRawPointer($0) } == UnsafeRawPointer(start) + 1, "written in the recorded block")
         nghttp2_session_del(session)
         #expect(record.pointee.frameBuffer == nil, "forgotten when freed")
+    }
+
+    @Test("only the pages of the stream table that read all zeros are given back, and what the others hold stays")
+    func zeroPagesOnly() throws {
+        let record = UnsafeMutablePointer<NGHTTP2Memory.SessionRecord>.allocate(capacity: 1)
+        defer { record.deallocate() }
+        record.initialize(to: NGHTTP2Memory.SessionRecord())
+        let allocator = NGHTTP2Memory.allocator(recordingInto: record)
+        let first = try #require(allocator.calloc!(2, pageBytes, UnsafeMutableRawPointer(record)))
+        let table = try #require(allocator.calloc!(3, pageBytes, UnsafeMutableRawPointer(record)))
+        #expect(record.pointee.zeroedBlock == table, "the latest zeroed block: a table that grows is allocated anew first")
+        allocator.free!(first, UnsafeMutableRawPointer(record))
+        #expect(record.pointee.zeroedBlock == table)
+        #expect(NGHTTP2Memory.releaseZeroPages(of: record) == 0, "no page of it is in memory yet")
+        // Page 0 holds a byte, page 1 was written and cleared again, page 2 was never touched.
+        table.storeBytes(of: 9, toByteOffset: 100, as: UInt8.self)
+        memset(table + pageBytes, 7, pageBytes)
+        memset(table + pageBytes, 0, pageBytes)
+        #expect(residentPages(table, pages: 3) == 2)
+        #expect(NGHTTP2Memory.releaseZeroPages(of: record) == pageBytes)
+        #expect(residentPages(table, pages: 3) == 1)
+        #expect(table.load(fromByteOffset: 100, as: UInt8.self) == 9)
+        allocator.free!(table, UnsafeMutableRawPointer(record))
+        #expect(record.pointee.zeroedBlock == nil, "forgotten when freed")
     }
 
     private func residentPages(_ block: UnsafeMutableRawPointer, pages: Int) -> Int {

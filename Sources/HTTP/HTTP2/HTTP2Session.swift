@@ -278,13 +278,19 @@ final class HTTP2Session {
     /// No stream is open: no request arriving, no response owed.
     var hasNoStreams: Bool { streams.isEmpty }
 
-    /// Gives back the pages of nghttp2's outbound frame buffer when the session is quiet: no stream open and no
-    /// frame in flight. Returns the bytes given back. The next frame faults a page back in, so this is for a
-    /// connection that has been idle a while, not after every response (``Connection/checkTimeouts(now:)``).
+    /// Gives back the pages of nghttp2's outbound frame buffer when the session is quiet (no stream open and no
+    /// frame in flight), and those of its stream table that read all zeros. Returns the bytes given back. The next
+    /// frame or stream faults a page back in, so this is for a connection that has been idle a while, not after
+    /// every response (``Connection/checkTimeouts(now:)``).
     @discardableResult
     func releaseIdleMemory() -> Int {
         guard session != nil, !failed, streams.isEmpty, sendDrained else { return 0 }
-        return NGHTTP2Memory.releaseFrameBuffer(of: memory)
+        return NGHTTP2Memory.releaseFrameBuffer(of: memory) + NGHTTP2Memory.releaseZeroPages(of: memory)
+    }
+
+    /// The stream table's place and size (tests).
+    var streamTable: (start: UnsafeMutableRawPointer, bytes: Int)? {
+        memory.pointee.zeroedBlock.map { ($0, memory.pointee.zeroedBlockBytes) }
     }
 
     /// The frame buffer's place and size (tests).

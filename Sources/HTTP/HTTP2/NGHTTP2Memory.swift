@@ -11,8 +11,9 @@ import Glibc
 /// benchmark allows (BENCHMARKS.md, eleventh session). Dropping a block's pages costs one system call, and nghttp2
 /// allocates blocks this big only when a session starts or outgrows a buffer or its stream table, not per request.
 ///
-/// A session's allocator also remembers where its frame buffer is (``SessionRecord``), so that a connection gone
-/// quiet can hand back the pages its last frames were written to (``releaseFrameBuffer(of:)``).
+/// A session's allocator also remembers where its frame buffer and its stream table are (``SessionRecord``), so that
+/// a connection gone quiet can hand back the pages its last frames were written to (``releaseFrameBuffer(of:)``) and
+/// the stream table's pages once they are all zeros again (``releaseZeroPages(of:)``).
 enum NGHTTP2Memory {
     private static let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
 
@@ -28,6 +29,10 @@ enum NGHTTP2Memory {
         var creating = false
         var frameBuffer: UnsafeMutableRawPointer?
         var frameBufferBytes = 0
+        /// The latest zeroed block of a page or more: nghttp2's stream table, which reads all zeros again once its
+        /// streams have closed (attestd turns RFC 7540 priorities off, so closed streams are not kept).
+        var zeroedBlock: UnsafeMutableRawPointer?
+        var zeroedBlockBytes = 0
     }
 
     /// The allocator to hand to `nghttp2_session_server_new3` (which copies it); with a `record`, it notes the
@@ -44,7 +49,10 @@ enum NGHTTP2Memory {
             },
             calloc: { count, size, record in
                 let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
-                return overflow ? nil : NGHTTP2Memory.noted(NGHTTP2Memory.allocate(bytes, zeroed: true), bytes: bytes, in: record)
+                guard !overflow else { return nil }
+                let block = NGHTTP2Memory.noted(NGHTTP2Memory.allocate(bytes, zeroed: true), bytes: bytes, in: record)
+                NGHTTP2Memory.notedZeroed(block, bytes: bytes, in: record)
+                return block
             },
             realloc: { pointer, size, record in
                 // nghttp2 grows its buffers with realloc, starting from nil: that first call is a new block.
@@ -78,6 +86,34 @@ enum NGHTTP2Memory {
         return madvise(block, wholePages, MADV_DONTNEED) == 0 ? wholePages : 0
     }
 
+    /// Hands back the whole pages of a session's zeroed block that hold nothing but zeros: dropped, a page reads
+    /// as zeros all the same. Pages already out of memory are not read (that would map them again). Returns the
+    /// bytes handed back.
+    static func releaseZeroPages(of record: UnsafeMutablePointer<SessionRecord>) -> Int {
+        guard let block = record.pointee.zeroedBlock else { return 0 }
+        let pages = record.pointee.zeroedBlockBytes / pageBytes
+        guard pages > 0 else { return 0 }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: pages) { resident in
+            guard mincore(block, pages * pageBytes, resident.baseAddress!) == 0 else { return 0 }
+            var released = 0
+            for page in 0..<pages where resident[page] & 1 != 0 {
+                let start = block + page * pageBytes
+                let words = UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt64.self), count: pageBytes / 8)
+                guard words.allSatisfy({ $0 == 0 }), madvise(start, pageBytes, MADV_DONTNEED) == 0 else { continue }
+                released += pageBytes
+            }
+            return released
+        }
+    }
+
+    private static func notedZeroed(_ block: UnsafeMutableRawPointer?, bytes: Int, in record: UnsafeMutableRawPointer?) {
+        guard let block, let record, bytes >= pageBytes else { return }
+        // The latest, not the first: a table that grows is allocated anew before the old one is freed.
+        let session = record.assumingMemoryBound(to: SessionRecord.self)
+        session.pointee.zeroedBlock = block
+        session.pointee.zeroedBlockBytes = bytes
+    }
+
     private static func noted(
         _ block: UnsafeMutableRawPointer?, bytes: Int, in record: UnsafeMutableRawPointer?
     ) -> UnsafeMutableRawPointer? {
@@ -94,5 +130,6 @@ enum NGHTTP2Memory {
         guard let pointer, let record else { return }
         let session = record.assumingMemoryBound(to: SessionRecord.self)
         if session.pointee.frameBuffer == pointer { session.pointee.frameBuffer = nil }
+        if session.pointee.zeroedBlock == pointer { session.pointee.zeroedBlock = nil }
     }
 }
