@@ -122,3 +122,18 @@ def test_bench_gives_up_on_a_peer_that_never_answers_the_handshake() -> None:
         assert elapsed < 30, elapsed
     finally:
         listener.close()
+
+
+def test_idle_connections_each_after_a_challenge(server: AttestdServer, tmp_path: Path) -> None:
+    # `--idle-after-request`: every idle connection first exchanges a challenge, then stays quiet; the server's memory
+    # is read after the quiet spell, and the report counts the answers.
+    pid_file = tmp_path / "server.pid"
+    pid_file.write_text(str(server.process.pid))
+    run = bench("--port", str(server.h2c_port), "--idle-connections", "40", "--idle-after-request",
+                "--server-pid-file", str(pid_file), "--report", str(tmp_path / "report"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "idle connections: 40/40 open" in run.stdout, run.stdout
+    assert "each after one challenge, 40 answered OK" in run.stdout, run.stdout
+    idle = json.loads((tmp_path / "report" / "report.json").read_text())["idleConnections"]
+    assert idle["firstRequestsAnswered"] == 40 and idle["quietSeconds"] == 3
+    assert idle["serverRSSAfterBytes"] > 0
