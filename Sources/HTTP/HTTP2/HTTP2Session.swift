@@ -42,7 +42,8 @@ final class HTTP2Session {
     private(set) var requestsCompleted: UInt64 = 0
     private var shutdown = Shutdown.none
     private let limits: HTTPServerConfiguration
-    /// Where nghttp2's frame buffer is (kept by the session's allocator), for ``releaseIdleMemory()``.
+    /// Where nghttp2's frame buffer and stream table are (kept by the session's allocator), for
+    /// ``releaseIdleMemory()``.
     private let memory = UnsafeMutablePointer<NGHTTP2Memory.SessionRecord>.allocate(capacity: 1)
     /// The last `nghttp2_session_mem_send` returned nothing: no frame is in flight.
     private var sendDrained = false

@@ -36,7 +36,7 @@ enum NGHTTP2Memory {
     }
 
     /// The allocator to hand to `nghttp2_session_server_new3` (which copies it); with a `record`, it notes the
-    /// session's frame buffer there.
+    /// session's frame buffer and its latest zeroed block there.
     static func allocator(recordingInto record: UnsafeMutablePointer<SessionRecord>? = nil) -> nghttp2_mem {
         nghttp2_mem(
             mem_user_data: UnsafeMutableRawPointer(record),

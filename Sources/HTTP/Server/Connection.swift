@@ -386,8 +386,8 @@ final class Connection {
     private var trimmedAt: UInt64 = 0
 
     /// An idle HTTP/2 connection's share of a server holding thousands: the pages nghttp2 wrote its last frames
-    /// to (up to 16 KiB, at least one page for every connection that has sent anything) and the output buffer
-    /// kept for the next turn (BENCHMARKS.md, twelfth session).
+    /// to (up to 16 KiB, at least one page for every connection that has sent anything), its stream table's page
+    /// once every stream has closed, and the output buffer kept for the next turn (BENCHMARKS.md, twelfth session).
     private func trimIdleMemory(_ http2: HTTP2Session) {
         http2.releaseIdleMemory()
         if output.isEmpty { output = [] }
