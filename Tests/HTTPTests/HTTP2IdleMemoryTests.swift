@@ -9,7 +9,6 @@ import Testing
 @Suite("HTTP/2 idle memory")
 struct HTTP2IdleMemoryTests {
     typealias Harness = HTTP2InMemoryTests.Harness
-    let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     @Test("a connection quiet for a second gives back its frame buffer's pages and output buffer, then serves on")
     func quietConnectionTrimmed() throws {
@@ -116,11 +115,5 @@ struct HTTP2IdleMemoryTests {
         #expect(table.load(fromByteOffset: 100, as: UInt8.self) == 9)
         allocator.free!(table, UnsafeMutableRawPointer(record))
         #expect(record.pointee.zeroedBlock == nil, "forgotten when freed")
-    }
-
-    private func residentPages(_ block: UnsafeMutableRawPointer, pages: Int) -> Int {
-        var flags = [UInt8](repeating: 0, count: pages)
-        guard mincore(block, pages * pageBytes, &flags) == 0 else { return -1 }
-        return flags.count { $0 & 1 != 0 }
     }
 }

@@ -6,7 +6,6 @@ import Testing
 
 @Suite("nghttp2's allocator")
 struct NGHTTP2MemoryTests {
-    let pageBytes = Int(sysconf(Int32(_SC_PAGESIZE)))
     let allocator = NGHTTP2Memory.allocator()
 
     /// Sizes on either side of the page boundaries, and nghttp2's own: its stream table and its frame buffer.
@@ -51,11 +50,5 @@ struct NGHTTP2MemoryTests {
         let block = try #require(malloc(size + pageBytes))
         memset(block, 0xAB, size + pageBytes)
         free(block)
-    }
-
-    private func residentPages(_ block: UnsafeMutableRawPointer, pages: Int) -> Int {
-        var flags = [UInt8](repeating: 0, count: pages)
-        guard mincore(block, pages * pageBytes, &flags) == 0 else { return -1 }
-        return flags.count { $0 & 1 != 0 }
     }
 }
