@@ -36,6 +36,8 @@ struct HTTP2IdleMemoryTests {
         #expect(residentPages(buffer.start, pages: wholePages) == 0)
         #expect(residentPages(table.start, pages: tablePages) == 0, "the closed stream left the table all zeros")
         #expect(harness.connection.output.capacity == 0)
+        // Counted for /metrics: the buffer's whole pages, the table's page and the output buffer's capacity.
+        #expect(harness.context.idleMemoryReleasedBytes.load(ordering: .relaxed) >= 4 * pageBytes + pageBytes + 1)
 
         // The next frames are written over zeros; the connection works as before.
         let second = harness.client.request(path: "/second")

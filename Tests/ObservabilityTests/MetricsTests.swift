@@ -28,7 +28,9 @@ struct MetricsTests {
         failures.increment(["quote\"d"])
         registry.register(failures)
         registry.register(Gauge(name: "attestd_open_connections", help: "Open.", read: { 3 }))
+        registry.register(CounterReading(name: "attestd_idle_memory_released_bytes_total", help: "Given back.", read: { 16384 }))
         let text = registry.render()
+        #expect(text.contains("# TYPE attestd_idle_memory_released_bytes_total counter\nattestd_idle_memory_released_bytes_total 16384\n"))
         #expect(text.contains("attestd_verification_failures_total{reason=\"quote\\\"d\"} 1\n"))
         #expect(text.contains("# TYPE attestd_open_connections gauge\nattestd_open_connections 3\n"))
     }

@@ -114,6 +114,10 @@ public final class AttestdService: Sendable {
         registry.register(Gauge(name: "attestd_open_streams", help: "Open HTTP/2 streams and in-flight HTTP/1.1 requests.") {
             Double(server.openStreams)
         })
+        registry.register(CounterReading(
+            name: "attestd_idle_memory_released_bytes_total",
+            help: "Memory HTTP/2 connections quiet for a second gave back: frame buffer and stream table pages, output buffers."
+        ) { Double(server.idleMemoryReleasedBytes) })
     }
 
     /// Binds every listener, starts the event loops, and starts watching for SIGTERM and SIGINT.

@@ -389,8 +389,12 @@ final class Connection {
     /// to (up to 16 KiB, at least one page for every connection that has sent anything), its stream table's page
     /// once every stream has closed, and the output buffer kept for the next turn (BENCHMARKS.md, twelfth session).
     private func trimIdleMemory(_ http2: HTTP2Session) {
-        http2.releaseIdleMemory()
-        if output.isEmpty { output = [] }
+        var released = http2.releaseIdleMemory()
+        if output.isEmpty {
+            released += output.capacity
+            output = []
+        }
+        if released > 0 { context.idleMemoryReleasedBytes.add(released, ordering: .relaxed) }
     }
 
     /// Called about once a second: closes a connection that sent no HTTP within the handshake timeout, one whose

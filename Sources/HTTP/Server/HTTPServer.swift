@@ -153,6 +153,8 @@ public final class HTTPServer: Sendable {
     public var openConnections: Int { context.openConnections.load(ordering: .relaxed) }
     /// Requests received and not yet answered or abandoned (HTTP/2 streams and HTTP/1.1 requests).
     public var openStreams: Int { context.openStreams.load(ordering: .relaxed) }
+    /// Bytes of memory quiet HTTP/2 connections have given back since the server started (monotonic).
+    public var idleMemoryReleasedBytes: Int { context.idleMemoryReleasedBytes.load(ordering: .relaxed) }
     /// Whether graceful shutdown has begun.
     public var isShuttingDown: Bool { context.isShuttingDown.load(ordering: .relaxed) }
 

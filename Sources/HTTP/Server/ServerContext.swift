@@ -11,6 +11,8 @@ final class ServerContext: Sendable {
     let isShuttingDown = Atomic<Bool>(false)
     /// The most unsent output any connection has held after a flush (a test hook for back-pressure).
     let peakBufferedOutputBytes = Atomic<Int>(0)
+    /// Bytes quiet connections have given back so far (`Connection.trimIdleMemory`).
+    let idleMemoryReleasedBytes = Atomic<Int>(0)
     /// Peers cut off for abuse, by cause.
     let abuse = AbuseCounters()
     /// Open connections per peer address, kept only when ``HTTPServerConfiguration/maxConnectionsPerAddress`` is set.
