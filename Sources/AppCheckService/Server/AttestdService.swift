@@ -79,7 +79,7 @@ public final class AttestdService: Sendable {
             registry.register(gateway.metrics.decisions)
             registry.register(gateway.cache)
         }
-        registry.register(Gauge(name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
+        registry.register(ScrapedMetric(.gauge, name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
             Double(pool.queuedCount)
         })
         let admission = AdmissionControl(
@@ -108,13 +108,14 @@ public final class AttestdService: Sendable {
         let server = try HTTPServer(configuration: http, handler: router, logger: logger.with("component", "http"))
         self.server = server
         registry.register(ShedMetrics(admission: admission, pool: pool, server: server))
-        registry.register(Gauge(name: "attestd_open_connections", help: "Open client connections.") {
+        registry.register(ScrapedMetric(.gauge, name: "attestd_open_connections", help: "Open client connections.") {
             Double(server.openConnections)
         })
-        registry.register(Gauge(name: "attestd_open_streams", help: "Open HTTP/2 streams and in-flight HTTP/1.1 requests.") {
+        registry.register(ScrapedMetric(.gauge, name: "attestd_open_streams", help: "Open HTTP/2 streams and in-flight HTTP/1.1 requests.") {
             Double(server.openStreams)
         })
-        registry.register(CounterReading(
+        registry.register(ScrapedMetric(
+            .counter,
             name: "attestd_idle_memory_released_bytes_total",
             help: "Memory HTTP/2 connections quiet for a second gave back: frame buffer and stream table pages, output buffers."
         ) { Double(server.idleMemoryReleasedBytes) })
