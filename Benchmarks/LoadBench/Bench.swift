@@ -98,8 +98,7 @@ final class Bench {
     var challengeRequest: IdleConnectionsReport.FirstRequest {
         IdleConnectionsReport.FirstRequest(
             job: Job(kind: .challenge, body: endpoint.challengeRequest()),
-            headers: RequestHeaders(path: endpoint.path(.challenge), authority: endpoint.authority, scheme: endpoint.scheme,
-                                    contentType: endpoint.contentType, grpc: endpoint.framing == .grpc),
+            headers: endpoint.headers(.challenge),
             framing: endpoint.framing)
     }
 

@@ -29,6 +29,11 @@ struct Endpoint: Sendable {
         }
     }
 
+    /// The request headers for `kind`, as every request of that kind is sent.
+    func headers(_ kind: RequestKind) -> RequestHeaders {
+        RequestHeaders(path: path(kind), authority: authority, scheme: scheme, contentType: contentType, grpc: framing == .grpc)
+    }
+
     /// A request body: over REST the app is bound from the path, so the JSON body leaves it out.
     func body(_ message: some ProtoMessage) -> [UInt8] {
         switch framing {

@@ -30,10 +30,7 @@ final class LoadWorker {
         self.host = host
         self.port = port
         self.streamsPerConnection = streamsPerConnection
-        headers = RequestKind.allCases.map {
-            RequestHeaders(path: endpoint.path($0), authority: endpoint.authority, scheme: endpoint.scheme, contentType: endpoint.contentType,
-                           grpc: endpoint.framing == .grpc)
-        }
+        headers = RequestKind.allCases.map { endpoint.headers($0) }
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         timer = timerfd_create(CLOCK_MONOTONIC, cshims_TFD_NONBLOCK | cshims_TFD_CLOEXEC)
         events = cshims_epoll_events_alloc(eventCapacity)

@@ -1,5 +1,3 @@
-import Glibc
-
 /// The human-readable report on standard output.
 enum TextReport {
     static let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9), ("max", 100)]
@@ -157,7 +155,6 @@ enum TextReport {
             Console.line(line)
         }
         let sweeps = bench.sweeps
-        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         for (kind, sweep) in sweeps {
             for point in sweep.points {
                 let name = Bench.openLoopName(kind, point.fraction)
@@ -166,7 +163,7 @@ enum TextReport {
                     \(format(LatencyUnderLoad.allowedMultiple, 0)) x service time \(format(sweep.serviceSeconds * 1e3, 2)) ms: \
                     \(format(sweep.multiple(point), 2)) x \(sweep.meets(point) ? "met" : "MISSED")
                     """
-                if let report = bench.reports.first(where: { $0.name == name }), let busy = coresBusy(report, cores: cores) {
+                if let report = bench.reports.first(where: { $0.name == name }), let busy = coresBusy(report, cores: bench.cores) {
                     line += " (\(busy))"
                 }
                 Console.line(line)
