@@ -182,7 +182,7 @@ let package = Package(
         ),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CNghttp2"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CNghttp2", "COpenSSL"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppCheckServiceTests",
             // Crypto, Storage, Observability: the gateway tests mint with fresh keys and use the in-memory store.

@@ -1,4 +1,5 @@
 import AppCheckService
+import HTTP
 import Testing
 
 @Suite("Configuration validation")
@@ -22,6 +23,7 @@ struct ConfigurationTests {
         #expect(configuration.listeners.count == 2)
         #expect(configuration.listeners[1].tls?.certificatePath == "/etc/attestd/tls/cert.pem")
         #expect(configuration.listeners[1].tls?.privateKeyPath == "/keys/key.pem")
+        #expect(configuration.listeners[1].tls?.recordLayer == .attestd)
         #expect(configuration.keys.challengeKeyPath == "/etc/attestd/keys/challenge.json")
         #expect(configuration.keys.tokenSigningKeyPaths == ["/etc/attestd/keys/a.pem", "/etc/attestd/keys/b.pem"])
         #expect(configuration.projects[0].apps[0].tokenTTLSeconds == 3600)
@@ -71,6 +73,19 @@ struct ConfigurationTests {
             ] {
                 #expect(problems.contains(expected), "missing: \(expected)")
             }
+        }
+    }
+
+    @Test("a TLS listener's recordLayer is attestd or openssl")
+    func recordLayer() throws {
+        let openssl = valid.replacingOccurrences(of: #""privateKey":"/keys/key.pem""#, with: #""privateKey":"/keys/key.pem","recordLayer":"openssl""#)
+        #expect(try parse(openssl).listeners[1].tls?.recordLayer == .openssl)
+        let kernel = valid.replacingOccurrences(of: #""privateKey":"/keys/key.pem""#, with: #""privateKey":"/keys/key.pem","recordLayer":"kernel""#)
+        do {
+            _ = try parse(kernel)
+            Issue.record("an unknown record layer was accepted")
+        } catch {
+            #expect(error.problems == ["listeners[1].tls.recordLayer: must be attestd or openssl"])
         }
     }
 

@@ -1,4 +1,5 @@
 import AppAttest
+import HTTP
 import Foundation
 import Observability
 
@@ -43,10 +44,16 @@ extension Configuration {
         let listeners = reader.objects("listeners").map { listener in
             listener.rejectUnknownKeys(except: ["address", "port", "tls"])
             let tls = listener.object("tls").map { tls in
-                tls.rejectUnknownKeys(except: ["certificate", "privateKey"])
+                tls.rejectUnknownKeys(except: ["certificate", "privateKey", "recordLayer"])
+                var recordLayer = TLSConfiguration.RecordLayer.attestd
+                if let name = tls.string("recordLayer", default: "attestd") {
+                    if let value = TLSConfiguration.RecordLayer(rawValue: name) { recordLayer = value } else {
+                        tls.problem(tls.field("recordLayer"), "must be attestd or openssl")
+                    }
+                }
                 return TLS(
                     certificatePath: resolve(tls.string("certificate") ?? ""),
-                    privateKeyPath: resolve(tls.string("privateKey") ?? ""))
+                    privateKeyPath: resolve(tls.string("privateKey") ?? ""), recordLayer: recordLayer)
             }
             return Listener(
                 address: listener.string("address", default: "127.0.0.1") ?? "127.0.0.1",

@@ -1,3 +1,4 @@
+public import HTTP
 public import Observability
 
 /// attestd's whole configuration: one JSON file, validated at start (see `config/dev.json`).
@@ -126,6 +127,8 @@ public struct Configuration: Sendable {
     public struct TLS: Sendable {
         public var certificatePath: String
         public var privateKeyPath: String
+        /// Who protects records after a TLS 1.3 handshake (`tls.recordLayer`: "attestd", the default, or "openssl").
+        public var recordLayer: TLSConfiguration.RecordLayer = .attestd
     }
 
     public struct Limits: Sendable {

@@ -95,7 +95,7 @@ public final class AttestdService: Sendable {
         var http = HTTPServerConfiguration(
             listeners: configuration.listeners.map { listener in
                 HTTPListener(host: listener.address, port: listener.port, tls: listener.tls.map {
-                    TLSConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
+                    TLSConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath, recordLayer: $0.recordLayer)
                 })
             },
             eventLoopCount: configuration.eventLoops)
@@ -119,6 +119,14 @@ public final class AttestdService: Sendable {
             name: "attestd_idle_memory_released_bytes_total",
             help: "Memory HTTP/2 connections quiet for a second gave back: frame buffer and stream table pages, output buffers."
         ) { Double(server.idleMemoryReleasedBytes) })
+        registry.register(ScrapedMetric(.counter, name: "attestd_tls_handshakes_total", help: "TLS handshakes completed.") {
+            Double(server.tlsHandshakes)
+        })
+        registry.register(ScrapedMetric(
+            .counter,
+            name: "attestd_tls_record_layer_connections_total",
+            help: "TLS 1.3 connections whose records attestd protects after the handshake, OpenSSL's per-connection state freed."
+        ) { Double(server.tlsRecordLayerConnections) })
     }
 
     /// Binds every listener, starts the event loops, and starts watching for SIGTERM and SIGINT.

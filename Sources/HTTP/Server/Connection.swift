@@ -242,7 +242,7 @@ final class Connection {
                     memoryOutput.bytes.append(contentsOf: pending)
                     return IOResult.bytes(pending.count)
                 }
-                return tls?.write(pending) ?? Posix.write(fd, pending)
+                return tls?.write(pending, scratch: loop.sealBuffer) ?? Posix.write(fd, pending)
             }
             switch result {
             case .bytes(let count):

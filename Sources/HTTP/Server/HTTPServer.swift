@@ -155,6 +155,12 @@ public final class HTTPServer: Sendable {
     public var openStreams: Int { context.openStreams.load(ordering: .relaxed) }
     /// Bytes of memory quiet HTTP/2 connections have given back since the server started (monotonic).
     public var idleMemoryReleasedBytes: Int { context.idleMemoryReleasedBytes.load(ordering: .relaxed) }
+    /// TLS handshakes completed on every listener so far.
+    public var tlsHandshakes: Int { tlsContexts.reduce(0) { $0 + ($1?.handshakes.load(ordering: .relaxed) ?? 0) } }
+    /// Of those, the connections whose records moved to attestd's TLS 1.3 record layer (see ``TLSConfiguration``).
+    public var tlsRecordLayerConnections: Int {
+        tlsContexts.reduce(0) { $0 + ($1?.recordLayerConnections.load(ordering: .relaxed) ?? 0) }
+    }
     /// Whether graceful shutdown has begun.
     public var isShuttingDown: Bool { context.isShuttingDown.load(ordering: .relaxed) }
 

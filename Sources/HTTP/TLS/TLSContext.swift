@@ -1,12 +1,20 @@
 import COpenSSL
 import CShims
+import Synchronization
 
-/// One SSL_CTX per TLS listener: TLS 1.2+, the configured certificate chain and key, ALPN `h2` then `http/1.1`.
+/// One SSL_CTX per TLS listener: TLS 1.2+, the configured certificate chain and key, ALPN `h2` then `http/1.1`;
+/// with attestd's record layer, no session tickets and a key log callback that hands each connection its traffic
+/// secrets (see `TLSStream`).
 ///
-/// `@unchecked Sendable`: after `init` the context is only read (OpenSSL's SSL_CTX is safe to share between
+/// `@unchecked Sendable`: after `init` the context is only read (the counters are atomic) (OpenSSL's SSL_CTX is safe to share between
 /// threads for creating SSL objects), and it is freed in `deinit` when no connection can still use it.
 final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
+    let recordLayer: TLSConfiguration.RecordLayer
+    let recordsPerKey: UInt64
+    /// Handshakes completed on this listener, and how many of those connections moved to `TLS13Records`.
+    let handshakes = Atomic<Int>(0)
+    let recordLayerConnections = Atomic<Int>(0)
 
     /// Loads the PEM certificate chain and key (blocking file I/O: call before the loops start).
     init(_ configuration: TLSConfiguration, listenerName: String) throws(HTTPServerError) {
@@ -15,6 +23,8 @@ final class TLSContext: @unchecked Sendable {
             throw Self.failure(listenerName, "SSL_CTX_new failed")
         }
         self.context = context
+        recordLayer = configuration.recordLayer
+        recordsPerKey = configuration.recordsPerKey
         _ = cshims_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
         _ = cshims_SSL_CTX_set_mode(context, cshims_SSL_MODE_http())
         guard SSL_CTX_use_certificate_chain_file(context, configuration.certificatePath) == 1 else {
@@ -27,6 +37,12 @@ final class TLSContext: @unchecked Sendable {
             throw Self.failure(listenerName, "private key \(configuration.privateKeyPath) does not match the certificate")
         }
         SSL_CTX_set_alpn_select_cb(context, selectALPN, nil)
+        if recordLayer == .attestd {
+            // A ticket would be a record written after the handshake, with a sequence number the record layer
+            // cannot learn from OpenSSL; long-lived connections make resumption worth little here.
+            _ = SSL_CTX_set_num_tickets(context, 0)
+            SSL_CTX_set_keylog_callback(context, handOverTrafficSecret)
+        }
     }
 
     deinit { SSL_CTX_free(context) }
@@ -35,6 +51,12 @@ final class TLSContext: @unchecked Sendable {
         let detail = OpenSSLErrorQueue.drain()
         return HTTPServerError(.tlsSetupFailed, "listener \(listenerName): \(what)" + (detail.isEmpty ? "" : ": \(detail)"))
     }
+}
+
+/// The key log callback: passes each line to the connection's `TLSStream`, the SSL object's app data.
+private func handOverTrafficSecret(_ ssl: OpaquePointer?, _ line: UnsafePointer<CChar>?) {
+    guard let ssl, let line, let stream = SSL_get_ex_data(ssl, 0) else { return }
+    Unmanaged<TLSStream>.fromOpaque(stream).takeUnretainedValue().noteKeyLogLine(line)
 }
 
 /// ALPN: `h2` if the client offers it, else `http/1.1`; with neither, continue without ALPN (the connection then
