@@ -306,8 +306,8 @@ final class Connection {
     }
 
     /// HTTP/2: drops the whole frames the socket has not begun to take, keeping the one it is partway through (and,
-    /// over TLS, at least the 16 KiB record OpenSSL may be retrying: a retried `SSL_write` must offer as much as
-    /// before), so that a GOAWAY queued now follows a complete frame. Returns the bytes dropped.
+    /// over TLS, at least the 16 KiB record OpenSSL or `TLS13Records` may be retrying: a retried write must offer as
+    /// much as before), so that a GOAWAY queued now follows a complete frame. Returns the bytes dropped.
     private func dropUnsentFrames() -> Int {
         guard case .http2 = session, pendingOutputBytes > 0 else { return 0 }
         let keepThrough = tls == nil ? outputStart : outputStart + 16 * 1024

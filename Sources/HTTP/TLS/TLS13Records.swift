@@ -37,7 +37,7 @@ final class TLS13Records {
 
     /// Keys for both directions, or nil when OpenSSL fails to set them up.
     init?(fd: Int32, suite: TLS13Suite, clientSecret: [UInt8], serverSecret: [UInt8], recordsPerKey: UInt64) {
-        guard let reader = TLS13TrafficKeys(suite: suite, secret: clientSecret, encrypts: false) else { return nil }
+        guard var reader = TLS13TrafficKeys(suite: suite, secret: clientSecret, encrypts: false) else { return nil }
         guard let writer = TLS13TrafficKeys(suite: suite, secret: serverSecret, encrypts: true) else {
             reader.free()
             return nil
@@ -56,10 +56,12 @@ final class TLS13Records {
     // MARK: Reading
 
     /// Reads from the socket and returns the plaintext of the whole records that arrived, in `buffer` (at least
-    /// one full record long).
+    /// one full record long). Records without application data (empty ones, KeyUpdates) are read past, for a few
+    /// socket reads: then `.wouldBlock`, and level-triggered epoll comes back for the rest, so a peer sending only
+    /// those cannot keep its loop from other connections.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
         precondition(buffer.count >= 5 + Self.maxCiphertext)
-        while true {
+        for _ in 0..<Self.readsPerCall {
             if peerClosed { return .endOfFile }
             var filled = inbound.count
             if filled > 0 {
@@ -87,7 +89,10 @@ final class TLS13Records {
                 return .failed("TLS: \(reason)")
             }
         }
+        return .wouldBlock
     }
+
+    private static let readsPerCall = 4
 
     private enum Opened {
         case plaintext(Int)
@@ -185,7 +190,8 @@ final class TLS13Records {
             if let stopped = sendOutbound() { return stopped }
             if outboundPlaintext > 0 {
                 defer { outboundPlaintext = 0 }
-                precondition(bytes.count >= outboundPlaintext, "a retried write must offer its bytes again")
+                // The caller broke the retry rule: what it was told is unsent is already on the wire.
+                guard bytes.count >= outboundPlaintext else { return .failed("TLS: a retried write offered fewer bytes") }
                 return .bytes(outboundPlaintext)
             }
         }

@@ -73,9 +73,8 @@ struct TLS13TrafficKeys {
     }
 
     /// Frees the AEAD context and wipes the secret (the owner's `deinit`).
-    func free() {
+    mutating func free() {
         EVP_CIPHER_CTX_free(context)
-        var secret = secret
         secret.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
     }
 

@@ -124,9 +124,8 @@ final class TLSStream {
         self.ssl = nil
     }
 
+    /// Drops this stream's references to the secrets; the record layer keeps its own and wipes them when done.
     private func forgetSecrets() {
-        for index in clientSecret.indices { clientSecret[index] = 0 }
-        for index in serverSecret.indices { serverSecret[index] = 0 }
         clientSecret = []
         serverSecret = []
     }
