@@ -114,6 +114,48 @@ struct TLSRecordLayerTests {
         }
     }
 
+    @Test(
+        "an authenticated record the record layer must refuse ends only its connection, with the alert RFC 8446 names",
+        arguments: [
+            ([], 24, 0, "unexpected message"),  // heartbeat, not a TLS 1.3 content type
+            ([], 0, 40, "unexpected message"),  // all zeros: no content type
+            ([4, 0, 0, 4, 0, 0, 0, 0], 22, 0, "unexpected message"),  // a NewSessionTicket from the client
+            ([24, 0, 0, 1], 22, 0, "unexpected message"),  // a KeyUpdate cut short
+            ([24, 0, 0, 1, 0, 0], 22, 0, "unexpected message"),  // a KeyUpdate with more after it
+            ([24, 0, 0, 1, 2], 22, 0, "illegal parameter"),  // request_update neither 0 nor 1
+            ([2, 10, 0], 21, 0, "decode error"),  // an alert of three bytes
+            ([], 21, 0, "decode error"),  // an empty alert
+            ([UInt8](repeating: 0x41, count: 16_385), 23, 0, "record overflow"),  // plaintext over 2^14
+        ] as [([UInt8], UInt8, Int, String)])
+    func authenticatedHostileRecord(content: [UInt8], contentType: UInt8, padding: Int, alert: String) throws {
+        try withServer { server in
+            let victim = try TLSTestClient(port: server.tlsPort)
+            let bystander = try TLSTestClient(port: server.tlsPort)
+            // A valid record first, answered, then the bad one with the next sequence number.
+            victim.socket.send(victim.sealedRecord(content: Array("GET /sealed HTTP/1.1\r\nHost: t\r\n\r\n".utf8), contentType: 23))
+            #expect(try victim.responses(1).map(\.body) == ["/sealed"])
+            victim.socket.send(victim.sealedRecord(content: content, contentType: contentType, padding: padding))
+            let ending = victim.readUntilEnd()
+            #expect(ending.contains(alert), "\(ending)")
+            #expect(try bystander.get("/still-served") == "/still-served")
+        }
+    }
+
+    @Test("padding, empty records and a peer's user_canceled warning are read past")
+    func paddingAndEmptyRecords() throws {
+        try withServer { server in
+            let client = try TLSTestClient(port: server.tlsPort)
+            var bytes = client.sealedRecord(content: [], contentType: 23)
+            bytes += client.sealedRecord(content: Array("GET /pad".utf8), contentType: 23, padding: 300)
+            bytes += client.sealedRecord(content: [1, 90], contentType: 21)  // user_canceled
+            bytes += client.sealedRecord(content: Array("ded HTTP/1.1\r\nHost: t\r\n\r\n".utf8), contentType: 23)
+            client.socket.send(bytes)
+            #expect(try client.responses(1).map(\.body) == ["/padded"])
+            client.socket.send(client.sealedRecord(content: [1, 0], contentType: 21))  // close_notify
+            #expect(client.readUntilEnd() == "close_notify")
+        }
+    }
+
     private func withServer(
         recordLayer: TLSConfiguration.RecordLayer = .attestd, recordsPerKey: UInt64? = nil, _ body: (TestServer) throws -> Void
     ) throws {

@@ -1,8 +1,10 @@
 import COpenSSL
 import Glibc
+@testable import HTTP
 
 /// A blocking TLS client on OpenSSL, over a ``TestSocket``, for the record-layer tests: HTTP/1.1 requests, key
-/// updates of its own, a count of the KeyUpdates the server sends, and raw bytes written past its TLS.
+/// updates of its own, a count of the KeyUpdates the server sends, and raw bytes written past its TLS, sealed with
+/// its own traffic key (which its key log hands over) when a test needs records only an authenticated peer can send.
 final class TLSTestClient {
     let socket: TestSocket
     private let context: OpaquePointer
@@ -10,6 +12,11 @@ final class TLSTestClient {
     /// KeyUpdate messages received from the server so far.
     private(set) var keyUpdatesReceived = 0
     private var received: [UInt8] = []
+    /// CLIENT_TRAFFIC_SECRET_0, from the client's key log.
+    private var trafficSecret: [UInt8] = []
+    /// The client's application traffic key, for records written past OpenSSL (made at the first such record, when
+    /// OpenSSL has written none: its sequence number is then 0).
+    private var rawKeys: TLS13TrafficKeys?
 
     /// Connects and completes the handshake. `ciphersuite` limits TLS 1.3 to one suite; `maxVersion` 1.2 makes it a
     /// TLS 1.2 client.
@@ -26,10 +33,12 @@ final class TLSTestClient {
         SSL_set_fd(ssl, socket.fd)
         _ = SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(self).toOpaque())
         SSL_set_msg_callback(ssl, countKeyUpdates)
+        SSL_CTX_set_keylog_callback(context, keepTrafficSecret)
         guard SSL_connect(ssl) == 1 else { throw TestSocket.Failure(description: "handshake: \(Self.errors())") }
     }
 
     deinit {
+        rawKeys?.free()
         SSL_free(ssl)
         SSL_CTX_free(context)
     }
@@ -90,6 +99,33 @@ final class TLSTestClient {
         }
     }
 
+    func noteKeyLogLine(_ line: String) {
+        let fields = line.split(separator: " ")
+        guard fields.count == 3, fields[0] == "CLIENT_TRAFFIC_SECRET_0" else { return }
+        var hex = fields[2].utf8.makeIterator()
+        var bytes: [UInt8] = []
+        while let high = hex.next(), let low = hex.next() {
+            bytes.append(UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)!)
+        }
+        trafficSecret = bytes
+    }
+
+    /// A record sealed with the client's traffic key, as OpenSSL would seal it, but holding any inner plaintext: the
+    /// `content`, then `contentType`, then `padding` zeros. Only for a client that has written nothing through
+    /// OpenSSL since its handshake.
+    func sealedRecord(content: [UInt8], contentType: UInt8, padding: Int = 0) -> [UInt8] {
+        if rawKeys == nil {
+            let suite = TLS13Suite(protocolID: SSL_CIPHER_get_protocol_id(SSL_get_current_cipher(ssl)))!
+            rawKeys = TLS13TrafficKeys(suite: suite, secret: trafficSecret, encrypts: true)
+        }
+        let inner = content + [contentType] + [UInt8](repeating: 0, count: padding)
+        var record = [UInt8](repeating: 0, count: 5 + inner.count + TLS13TrafficKeys.tagLength)
+        record.replaceSubrange(5..<5 + inner.count, with: inner)
+        let sealed = record.withUnsafeMutableBytes { rawKeys!.seal(record: $0.baseAddress!, innerLength: inner.count) }
+        precondition(sealed)
+        return record
+    }
+
     /// Sends close_notify.
     func shutdown() { _ = SSL_shutdown(ssl) }
 
@@ -102,6 +138,11 @@ final class TLSTestClient {
         }
         return parts.joined(separator: "; ")
     }
+}
+
+private func keepTrafficSecret(_ ssl: OpaquePointer?, _ line: UnsafePointer<CChar>?) {
+    guard let ssl, let line, let client = SSL_get_ex_data(ssl, 0) else { return }
+    Unmanaged<TLSTestClient>.fromOpaque(client).takeUnretainedValue().noteKeyLogLine(String(cString: line))
 }
 
 private func countKeyUpdates(
