@@ -32,6 +32,9 @@ public struct FuzzInput {
         take(8).reduce(0) { $0 << 8 | Int64($1) }
     }
 
+    /// Whether every byte has been taken.
+    public var isAtEnd: Bool { position >= bytes.count }
+
     /// Everything not taken yet.
     public mutating func rest() -> [UInt8] {
         defer { position = bytes.count }

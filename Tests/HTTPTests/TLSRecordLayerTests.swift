@@ -1,5 +1,5 @@
 import COpenSSL
-@testable import HTTP
+@_spi(Testing) @testable import HTTP
 import Testing
 
 /// attestd's TLS 1.3 record layer, against OpenSSL's client: every suite, key updates both ways, records larger
@@ -154,6 +154,22 @@ struct TLSRecordLayerTests {
             client.socket.send(client.sealedRecord(content: [1, 0], contentType: 21))  // close_notify
             #expect(client.readUntilEnd() == "close_notify")
         }
+    }
+
+    @Test("the fuzzer's peer stays in step with the record layer through key updates; a forged record ends it", arguments: 0..<3)
+    func fuzzPeer(suite: Int) {
+        let peer = TLSRecordsPeer(suite: suite, recordsPerKey: 2)
+        peer.sendSealed(content: Array("hello".utf8), contentType: 23, padding: 7)
+        #expect(peer.serverReads() == 5)
+        peer.sendSealed(content: [24, 0, 0, 1, 1], contentType: 22, padding: 0)
+        peer.sendSealed(content: Array("after the update".utf8), contentType: 23, padding: 0)
+        #expect(peer.serverReads() == 16)
+        peer.serverWrites(300_000, drain: false)
+        peer.serverWrites(10, drain: true)
+        #expect(!peer.isClosed)
+        peer.sendRaw([23, 3, 3, 0, 20] + [UInt8](repeating: 1, count: 20))
+        peer.serverReads()
+        #expect(peer.isClosed)
     }
 
     private func withServer(
