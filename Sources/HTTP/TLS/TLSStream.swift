@@ -37,9 +37,6 @@ final class TLSStream {
         forgetSecrets()
     }
 
-    /// Whether the records are now attestd's and OpenSSL's connection state is freed.
-    var usesRecordLayer: Bool { records != nil }
-
     func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
         readWantsWrite = false
         if let failure = continueHandshake(wantWrite: &readWantsWrite) { return failure }
