@@ -1,3 +1,4 @@
+import Glibc
 @testable import HTTP
 import Testing
 
@@ -26,6 +27,37 @@ struct HTTP1Tests {
             #expect(request.headers["x-custom"] == "Yes")
             #expect(request.headers["X-Custom"] == "Yes")
             #expect(server.server.openConnections == 1)
+        }
+    }
+
+    @Test("a client that half-closes after its requests gets every answer, the last with Connection: close")
+    func halfClose() throws {
+        try TestServer.run { server in
+            let socket = try TestSocket(port: server.port)
+            // The first is answered from another thread after the client's end of file has arrived.
+            socket.send("GET /slow/100 HTTP/1.1\r\nHost: a\r\n\r\nGET /second HTTP/1.1\r\nHost: a\r\n\r\n")
+            _ = Glibc.shutdown(socket.fd, Int32(SHUT_WR))
+            let (bytes, closed) = socket.receive()
+            let answers = HTTP1Responses.parse(bytes)
+            #expect(answers.map(\.body) == ["slow 100", "/second"])
+            #expect(answers.first?.headers["connection"] == nil)
+            #expect(answers.last?.headers["connection"] == "close")
+            #expect(closed)
+        }
+    }
+
+    @Test("a client that half-closes with nothing owed, or mid-request, is closed")
+    func halfCloseOwedNothing() throws {
+        try TestServer.run { server in
+            for sent in ["", "GET /half HTTP/1.1\r\nHost: a\r\n"] {
+                let socket = try TestSocket(port: server.port)
+                socket.send(sent)
+                _ = Glibc.shutdown(socket.fd, Int32(SHUT_WR))
+                let (bytes, closed) = socket.receive()
+                #expect(bytes.isEmpty)
+                #expect(closed)
+            }
+            #expect(server.handler.received.isEmpty)
         }
     }
 

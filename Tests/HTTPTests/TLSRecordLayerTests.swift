@@ -83,6 +83,21 @@ struct TLSRecordLayerTests {
         }
     }
 
+    @Test(
+        "a client that sends close_notify after its request still gets the answer, then close_notify",
+        arguments: [TLSConfiguration.RecordLayer.attestd, .openssl])
+    func halfClose(recordLayer: TLSConfiguration.RecordLayer) throws {
+        try withServer(recordLayer: recordLayer) { server in
+            let client = try TLSTestClient(port: server.tlsPort)
+            try client.send("GET /slow/100 HTTP/1.1\r\nHost: test\r\n\r\n")
+            client.shutdown()
+            let answer = try #require(try client.responses(1).first)
+            #expect(answer.body == "slow 100")
+            #expect(answer.headers["connection"] == "close")
+            #expect(client.readUntilEnd() == "close_notify")
+        }
+    }
+
     @Test("close_notify from the client is answered with close_notify")
     func closeNotify() throws {
         try withServer { server in

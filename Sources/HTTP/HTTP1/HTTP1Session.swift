@@ -35,6 +35,8 @@ final class HTTP1Session {
     /// No more requests will be read (error, `Connection: close`, body too large, upgrade, shutdown).
     private var stopped = false
     private var shuttingDown = false
+    /// The peer sends nothing more (`endInput`): the last owed response closes the connection.
+    private var inputEnded = false
     private var pauseReason = PauseReason.none
 
     private enum PauseReason { case none, nextRequest, stop }
@@ -186,7 +188,7 @@ final class HTTP1Session {
             let slot = slots[written]
             written += 1
             if slot.counted { connection.context.openStreams.subtract(1, ordering: .relaxed) }
-            let close = slot.closeAfter || shuttingDown
+            let close = slot.closeAfter || shuttingDown || (inputEnded && written == slots.count)
             HTTP1ResponseWriter.write(response, omitBody: slot.isHead, close: close, into: &connection.output)
             if close {
                 for rest in slots[written...] where rest.counted {
@@ -211,6 +213,14 @@ final class HTTP1Session {
             stopped = true
             connection.closeWhenFlushed = true
         }
+    }
+
+    /// The peer has half-closed (its end of file, or close_notify): read nothing more; answer the requests already
+    /// read, the last with `Connection: close`. A request half-read is dropped with the connection.
+    func endInput() {
+        inputEnded = true
+        stopped = true
+        if slots.isEmpty { connection.closeWhenFlushed = true }
     }
 
     func connectionClosed() {

@@ -132,7 +132,7 @@ final class Connection {
             case .wouldBlock:
                 break reading
             case .endOfFile:
-                close()
+                peerFinishedSending()
                 return
             case .failed(let reason):
                 logger.debug("connection read failed", [("peer", remoteAddress), ("error", reason)])
@@ -141,6 +141,18 @@ final class Connection {
             }
         }
         if !isClosed { loop.markDirty(self) }
+    }
+
+    /// The peer sends nothing more: a FIN, or TLS close_notify. An HTTP/1.1 client may half-close once its requests
+    /// are out and still read the answers, so those it is owed go out, the last with `Connection: close`, and the
+    /// connection then closes. With nothing owed (and over HTTP/2) it closes now.
+    private func peerFinishedSending() {
+        guard case .http1(let http1) = session, http1.awaitsResponse else {
+            close()
+            return
+        }
+        http1.endInput()
+        loop.markDirty(self)
     }
 
     /// Feeds bytes as if read from the socket (connections with a `memoryOutput`).
