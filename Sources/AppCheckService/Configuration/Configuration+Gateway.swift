@@ -35,7 +35,7 @@ extension Configuration {
 
     /// One route policy: which requests it covers, which apps may call it, and how strictly.
     public struct GatewayRoute: Sendable {
-        public enum Mode: String, Sendable {
+        public enum Mode: String, Sendable, CaseIterable {
             /// Requests without a valid token are refused.
             case enforce
             /// Every request goes through; those that would be refused are counted and logged (a gradual rollout).
@@ -128,12 +128,7 @@ extension Configuration {
         for app in apps where !appIDs.contains(app) {
             route.problem(route.field("apps"), "\(app) is not a configured app")
         }
-        var mode = GatewayRoute.Mode.enforce
-        if let text = route.string("mode", default: "enforce") {
-            if let parsed = GatewayRoute.Mode(rawValue: text) { mode = parsed } else {
-                route.problem(route.field("mode"), "must be enforce or monitor")
-            }
-        }
+        let mode = route.choice("mode", default: GatewayRoute.Mode.enforce)
         return GatewayRoute(name: name, methods: methods, pathPrefix: pathPrefix, apps: apps, mode: mode,
                             limitedUse: route.bool("limitedUse", default: false))
     }

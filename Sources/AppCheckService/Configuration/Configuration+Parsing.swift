@@ -45,15 +45,10 @@ extension Configuration {
             listener.rejectUnknownKeys(except: ["address", "port", "tls"])
             let tls = listener.object("tls").map { tls in
                 tls.rejectUnknownKeys(except: ["certificate", "privateKey", "recordLayer"])
-                var recordLayer = TLSConfiguration.RecordLayer.attestd
-                if let name = tls.string("recordLayer", default: "attestd") {
-                    if let value = TLSConfiguration.RecordLayer(rawValue: name) { recordLayer = value } else {
-                        tls.problem(tls.field("recordLayer"), "must be attestd or openssl")
-                    }
-                }
                 return TLS(
                     certificatePath: resolve(tls.string("certificate") ?? ""),
-                    privateKeyPath: resolve(tls.string("privateKey") ?? ""), recordLayer: recordLayer)
+                    privateKeyPath: resolve(tls.string("privateKey") ?? ""),
+                    recordLayer: tls.choice("recordLayer", default: TLSConfiguration.RecordLayer.attestd))
             }
             return Listener(
                 address: listener.string("address", default: "127.0.0.1") ?? "127.0.0.1",
@@ -192,12 +187,7 @@ extension Configuration {
         where bundle.isEmpty || bundle.contains(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-")) }) {
             app.problem("\(app.field("bundleIds"))[\(index)]", "must be a bundle id such as com.example.app")
         }
-        var environment = Environment.production
-        if let name = app.string("environment") {
-            if let value = Environment(rawValue: name) { environment = value } else {
-                app.problem(app.field("environment"), "must be production or development")
-            }
-        }
+        let environment = app.choice("environment", default: Environment.production, required: true)
         let ttl = app.integer("tokenTtlSeconds", default: 3_600, in: 1_800...604_800)
         let debugTokenHashes = sha256Digests(app, "debugTokenHashes", what: "debug token")
         let categories = app.integers("allowedValidationCategories", in: 0...10).map { Set($0.map(UInt32.init)) }

@@ -205,7 +205,7 @@ public struct Configuration: Sendable {
         }
     }
 
-    public enum Environment: String, Sendable {
+    public enum Environment: String, Sendable, CaseIterable {
         case production, development
     }
 }

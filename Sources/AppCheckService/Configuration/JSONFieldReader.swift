@@ -38,6 +38,16 @@ final class JSONFieldReader {
         return text
     }
 
+    /// A string field naming one of `T`'s cases: `fallback` when it is absent (a problem if `required`) or names none
+    /// of them ("must be a or b").
+    func choice<T: RawRepresentable & CaseIterable>(_ name: String, default fallback: T, required: Bool = false) -> T
+    where T.RawValue == String {
+        guard let text = string(name, default: required ? nil : fallback.rawValue) else { return fallback }
+        if let value = T(rawValue: text) { return value }
+        problem(field(name), "must be " + T.allCases.map(\.rawValue).joined(separator: " or "))
+        return fallback
+    }
+
     func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) -> Int {
         guard let value = object[name] else { return fallback }
         guard let number = value as? NSNumber, Self.kind(of: number) == .integer else {

@@ -2,7 +2,7 @@
 /// who protects the records after a TLS 1.3 handshake.
 public struct TLSConfiguration: Sendable {
     /// Who protects a connection's records once its handshake is done.
-    public enum RecordLayer: String, Sendable {
+    public enum RecordLayer: String, Sendable, CaseIterable {
         /// attestd's TLS 1.3 record layer (`TLS13Records`): OpenSSL's per-connection state is freed after the
         /// handshake, about 11.5 KB a connection, and no session tickets are issued. TLS 1.2 connections stay with
         /// OpenSSL.
