@@ -111,6 +111,16 @@ struct TLS13TrafficKeys {
         return done
     }
 
+    /// A whole record holding `content`, then `contentType`, then `padding` zeros, in an array of its own: for peers
+    /// that send the record layer what it must open (the fuzzer's, and tests'). Nil when sealing fails.
+    mutating func sealedRecord(content: [UInt8], contentType: UInt8, padding: Int) -> [UInt8]? {
+        let inner = content + [contentType] + [UInt8](repeating: 0, count: padding)
+        var record = [UInt8](repeating: 0, count: 5 + inner.count + Self.tagLength)
+        record.replaceSubrange(5..<5 + inner.count, with: inner)
+        let sealed = record.withUnsafeMutableBytes { seal(record: $0.baseAddress!, innerLength: inner.count) }
+        return sealed ? record : nil
+    }
+
     /// Opens the record at `record` (header, then `length` bytes of ciphertext and tag) in place: the inner
     /// plaintext, `length - 16` bytes, is left at `record + 5`. False when the record fails authentication.
     mutating func open(record: UnsafeMutableRawPointer, length: Int) -> Bool {

@@ -47,11 +47,9 @@ import Glibc
     /// 2^14 + 256 bytes of inner plaintext: longer ones cannot be framed) and sends it. A well-formed KeyUpdate moves
     /// the peer to its next key after it, as a real peer would.
     public func sendSealed(content: [UInt8], contentType: UInt8, padding: Int) {
-        let inner = content + [contentType] + [UInt8](repeating: 0, count: padding)
-        guard inner.count + TLS13TrafficKeys.tagLength <= TLS13Records.maxCiphertext else { return }
-        var record = [UInt8](repeating: 0, count: 5 + inner.count + TLS13TrafficKeys.tagLength)
-        record.replaceSubrange(5..<5 + inner.count, with: inner)
-        guard record.withUnsafeMutableBytes({ sealer.seal(record: $0.baseAddress!, innerLength: inner.count) }) else { return }
+        guard content.count + 1 + padding + TLS13TrafficKeys.tagLength <= TLS13Records.maxCiphertext,
+            let record = sealer.sealedRecord(content: content, contentType: contentType, padding: padding)
+        else { return }
         sendRaw(record)
         if contentType == 22 && content.count == 5 && content[0..<4] == [24, 0, 0, 1] && content[4] <= 1 {
             _ = sealer.update()

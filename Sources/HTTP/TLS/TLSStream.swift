@@ -75,14 +75,21 @@ final class TLSStream {
     /// Called by the context's key log callback with each secret OpenSSL derives: keeps the two application
     /// traffic secrets ("CLIENT_TRAFFIC_SECRET_0 <client random> <hex>", NSS key log format).
     func noteKeyLogLine(_ line: UnsafePointer<CChar>) {
+        guard context.recordLayer == .attestd, let (isClient, secret) = Self.trafficSecret(inKeyLogLine: line) else { return }
+        if isClient { clientSecret = secret } else { serverSecret = secret }
+    }
+
+    /// The application traffic secret a key log line carries, and whether it is the client's; nil for any other
+    /// line (the handshake secrets).
+    static func trafficSecret(inKeyLogLine line: UnsafePointer<CChar>) -> (isClient: Bool, secret: [UInt8])? {
         let text = UnsafeBufferPointer(start: line, count: strlen(line))
         let fields = text.split(separator: CChar(UInt8(ascii: " ")), maxSplits: 2)
-        guard context.recordLayer == .attestd, fields.count == 3 else { return }
+        guard fields.count == 3 else { return nil }
         let label = String(decoding: fields[0].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard label == "CLIENT_TRAFFIC_SECRET_0" || label == "SERVER_TRAFFIC_SECRET_0",
-            let secret = Self.bytes(hex: fields[2])
-        else { return }
-        if label == "CLIENT_TRAFFIC_SECRET_0" { clientSecret = secret } else { serverSecret = secret }
+            let secret = bytes(hex: fields[2])
+        else { return nil }
+        return (label == "CLIENT_TRAFFIC_SECRET_0", secret)
     }
 
     /// Drives the handshake until it is done (nil), or returns what stops it. When it completes, a TLS 1.3

@@ -99,15 +99,8 @@ final class TLSTestClient {
         }
     }
 
-    func noteKeyLogLine(_ line: String) {
-        let fields = line.split(separator: " ")
-        guard fields.count == 3, fields[0] == "CLIENT_TRAFFIC_SECRET_0" else { return }
-        var hex = fields[2].utf8.makeIterator()
-        var bytes: [UInt8] = []
-        while let high = hex.next(), let low = hex.next() {
-            bytes.append(UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)!)
-        }
-        trafficSecret = bytes
+    func noteKeyLogLine(_ line: UnsafePointer<CChar>) {
+        if let (isClient, secret) = TLSStream.trafficSecret(inKeyLogLine: line), isClient { trafficSecret = secret }
     }
 
     /// A record sealed with the client's traffic key, as OpenSSL would seal it, but holding any inner plaintext: the
@@ -118,12 +111,7 @@ final class TLSTestClient {
             let suite = TLS13Suite(protocolID: SSL_CIPHER_get_protocol_id(SSL_get_current_cipher(ssl)))!
             rawKeys = TLS13TrafficKeys(suite: suite, secret: trafficSecret, encrypts: true)
         }
-        let inner = content + [contentType] + [UInt8](repeating: 0, count: padding)
-        var record = [UInt8](repeating: 0, count: 5 + inner.count + TLS13TrafficKeys.tagLength)
-        record.replaceSubrange(5..<5 + inner.count, with: inner)
-        let sealed = record.withUnsafeMutableBytes { rawKeys!.seal(record: $0.baseAddress!, innerLength: inner.count) }
-        precondition(sealed)
-        return record
+        return rawKeys!.sealedRecord(content: content, contentType: contentType, padding: padding)!
     }
 
     /// Sends close_notify.
@@ -142,7 +130,7 @@ final class TLSTestClient {
 
 private func keepTrafficSecret(_ ssl: OpaquePointer?, _ line: UnsafePointer<CChar>?) {
     guard let ssl, let line, let client = SSL_get_ex_data(ssl, 0) else { return }
-    Unmanaged<TLSTestClient>.fromOpaque(client).takeUnretainedValue().noteKeyLogLine(String(cString: line))
+    Unmanaged<TLSTestClient>.fromOpaque(client).takeUnretainedValue().noteKeyLogLine(line)
 }
 
 private func countKeyUpdates(
