@@ -215,12 +215,12 @@ final class HTTP1Session {
         }
     }
 
-    /// The peer has half-closed (its end of file, or close_notify): read nothing more; answer the requests already
-    /// read, the last with `Connection: close`. A request half-read is dropped with the connection.
+    /// The peer has half-closed (its end of file, or close_notify) while responses are owed (`awaitsResponse`):
+    /// read nothing more; answer the requests already read, the last with `Connection: close`. A request half-read
+    /// is dropped with the connection.
     func endInput() {
         inputEnded = true
         stopped = true
-        if slots.isEmpty { connection.closeWhenFlushed = true }
     }
 
     func connectionClosed() {
