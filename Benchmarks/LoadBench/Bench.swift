@@ -19,6 +19,8 @@ final class Bench {
     private var lanes: [(key: SimulatedKey, artifact: [UInt8])] = []
     private(set) var reports: [PhaseReport] = []
     private(set) var serviceTime: [RequestKind: Double] = [:]
+    /// Each exchange's latency floor at its open-loop loads (`LatencyFloor`), when measured.
+    private(set) var floors: [RequestKind: LatencyUnderLoad] = [:]
     /// Each kind's closed-loop rate in this run.
     private(set) var saturatedRates: [RequestKind: Double] = [:]
     var idle: IdleConnectionsReport?
@@ -317,6 +319,17 @@ final class Bench {
         return points.isEmpty ? nil : LatencyUnderLoad(serviceSeconds: service, points: points)
     }
 
+    /// The latency floor at `kind`'s open-loop loads: the same arrival rates on a loopback server that runs only
+    /// the exchange's crypto.
+    private func measureFloor(_ kind: RequestKind, loads: [(fraction: Double, arrivalsPerSecond: Double)]) throws(BenchError) {
+        Console.line("  (\(kind.name)s: latency floor, the same loads on a server with only the crypto: measuring)")
+        let floor = LatencyFloor(operations: CryptoBound.tablesOperations(for: kind, algorithm: tokenAlgorithm),
+                                 connections: options.connections, warmupSeconds: 0.3, seconds: options.floorSeconds)
+        let measured = try floor.measure(loads)
+        floors[kind] = measured
+        Console.line(TextReport.latencyUnderLoad(kind, measured, label: "latency floor"))
+    }
+
     func record(_ report: PhaseReport) {
         reports.append(report)
         TextReport.printPhase(report)
@@ -380,6 +393,9 @@ final class Bench {
                                    bound: phaseBound).heldToBounds(of: saturated)
                 open.openFraction = fraction
                 record(open)
+            }
+            if options.floor, !options.openFractions.isEmpty {
+                try measureFloor(kind, loads: options.openFractions.map { ($0, saturatedRate * $0) })
             }
         }
         if options.phases.contains("mixed") {

@@ -26,6 +26,9 @@ struct BenchOptions: Sendable {
     var openFractions = [0.5]
     /// One request at a time, for the single-request service time.
     var single = true
+    /// The latency floor beside each open-loop sweep (`LatencyFloor`), and its seconds per measurement.
+    var floor = true
+    var floorSeconds = 2.0
     var replayEvery = 50
     var receipts = false
     var writeRoots: String?
@@ -53,6 +56,9 @@ struct BenchOptions: Sendable {
           --phases LIST                 challenge,attestation,assertion,mixed (default all)
           --open-fraction F[,F...]      open loop at each F x the saturating rate (default 0.5; 0: none)
           --no-single                   skip the one-request-at-a-time service-time phases
+          --no-floor                    skip the latency floor: the same loads on a loopback server that runs only
+                                        the exchange's crypto, one thread per connection (what the machine allows)
+          --floor-seconds S             seconds per latency floor measurement, after 0.3 s untimed (default 2)
           --replay-every N              replay one in N successful exchanges; all must be refused (default 50)
           --receipts                    attestations carry signed receipts (trust FILE.receipt.pem for them)
           --write-roots FILE            write the simulated App Attest root as PEM to FILE (and FILE.receipt.pem)
@@ -114,6 +120,10 @@ struct BenchOptions: Sendable {
             case "--phases": options.phases = try value().split(separator: ",").map(String.init)
             case "--open-fraction": options.openFractions = try fractions(try value())
             case "--no-single": options.single = false
+            case "--no-floor": options.floor = false
+            case "--floor-seconds":
+                options.floorSeconds = try number(try value())
+                guard options.floorSeconds > 0 else { throw BenchError("--floor-seconds must be more than 0") }
             case "--replay-every": options.replayEvery = Int(try number(try value()))
             case "--receipts": options.receipts = true
             case "--write-roots": options.writeRoots = try value()

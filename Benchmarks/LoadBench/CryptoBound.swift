@@ -99,6 +99,17 @@ struct CryptoBound: Sendable {
         }
     }
 
+    /// The operations `tablesBound` counts for one request of `kind`: attestd's own verification and the token
+    /// signature. What the latency floor's server runs per request.
+    static func tablesOperations(for kind: RequestKind, algorithm: String) -> [Operation] {
+        let sign: Operation = algorithm == "ES256" ? .p256Sign : .rsa2048Sign
+        switch kind {
+        case .challenge: return []
+        case .attestation: return [.p384VerifyTables, sign]
+        case .assertion: return [.p256VerifyTables, sign]
+        }
+    }
+
     static func measure(threads: Int, secondsEach: Double) -> CryptoBound {
         var bound = CryptoBound(p384Verify: 0, p256Verify: 0, rsa2048Sign: 0, p256Sign: 0, threads: threads)
         bound.remeasure(Operation.allCases, secondsEach: secondsEach)

@@ -37,12 +37,17 @@ enum ReportFiles {
     }
 
     private static func loadData(_ bench: Bench) -> String {
-        var text = "# kind block; percent of the saturating rate, p50 ms, p99 ms, allowed p99 ms (3 x service time)\n"
+        var text = """
+            # kind block; percent of the saturating rate, p50 ms, p99 ms, allowed p99 ms (3 x service time), \
+            the latency floor's p99 ms at that load (NaN: not measured)\n
+            """
         for (kind, sweep) in bench.sweeps {
             text += "# \(kind.name)s, service time \(sweep.serviceSeconds * 1e3) ms\n"
+            let floor = bench.floors[kind]?.points ?? []
             for point in sweep.points {
+                let floorP99 = floor.first { $0.fraction == point.fraction }.map { "\($0.p99Seconds * 1e3)" } ?? "NaN"
                 text += "\(point.fraction * 100) \(point.p50Seconds * 1e3) \(point.p99Seconds * 1e3) "
-                    + "\(sweep.serviceSeconds * LatencyUnderLoad.allowedMultiple * 1e3)\n"
+                    + "\(sweep.serviceSeconds * LatencyUnderLoad.allowedMultiple * 1e3) \(floorP99)\n"
             }
             text += "\n\n"
         }
@@ -77,6 +82,8 @@ enum ReportFiles {
                 return "'load.dat' index \(index) using 1:3 with linespoints title \"\(name) p99\", "
                     + "'load.dat' index \(index) using 1:2 with linespoints dashtype 2 title \"\(name) p50\", "
                     + "'load.dat' index \(index) using 1:4 with lines dashtype 4 linewidth 2 title \"\(name): 3 x service time\""
+                    + (bench.floors[entry.0] == nil ? "" : ", 'load.dat' index \(index) using 1:5 with linespoints dashtype 3 "
+                        + "title \"\(name): latency floor p99 (only the crypto)\"")
             }.joined(separator: ", \\\n     ")
         return """
             # gnuplot plot.gp (run in this folder) -> bench.png
@@ -159,6 +166,13 @@ enum ReportFiles {
                 for (kind, sweep) in bench.sweeps {
                     $0.key(kind.name)
                     $0.object { latencyUnderLoad(sweep, &$0) }
+                }
+            }
+            $0.key("latencyFloor")
+            $0.object {
+                for (kind, floor) in bench.floors.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                    $0.key(kind.name)
+                    $0.object { latencyUnderLoad(floor, &$0) }
                 }
             }
             $0.key("phases")

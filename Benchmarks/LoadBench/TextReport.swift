@@ -103,12 +103,12 @@ enum TextReport {
     }
 
     /// Up to which load `kind` held p99 within the allowed multiple of its service time.
-    static func latencyUnderLoad(_ kind: RequestKind, _ sweep: LatencyUnderLoad) -> String {
+    static func latencyUnderLoad(_ kind: RequestKind, _ sweep: LatencyUnderLoad, label: String = "under load") -> String {
         let limit = "p99 <= \(format(LatencyUnderLoad.allowedMultiple, 0)) x service time"
         let describe = { (point: LatencyUnderLoad.Point) in
             "\(percent(point.fraction)) of the saturating rate (\(format(point.arrivalsPerSecond, 0))/s: p99 \(format(point.p99Seconds * 1e3, 2)) ms, \(format(sweep.multiple(point), 2)) x)"
         }
-        var line = "  \(kind.name)s under load: "
+        var line = "  \(kind.name)s \(label): "
         switch (sweep.highestMeeting, sweep.lowestMissing) {
         case let (highest?, nil): line += "\(limit) at every load tested, up to \(describe(highest))"
         case let (highest?, missing?): line += "\(limit) up to \(describe(highest)); missed at \(describe(missing))"
@@ -167,9 +167,20 @@ enum TextReport {
                     line += " (\(busy))"
                 }
                 Console.line(line)
+                if let floor = bench.floors[kind], let same = floor.points.first(where: { $0.fraction == point.fraction }) {
+                    Console.line("""
+                            latency floor at that load: p99 \(format(same.p99Seconds * 1e3, 2)) ms, \
+                        \(format(floor.multiple(same), 2)) x its service time \(format(floor.serviceSeconds * 1e3, 2)) ms \
+                        (\(floor.meets(same) ? "the machine allows the target here" : "the machine misses it here too"); \
+                        this p99 is \(format(point.p99Seconds / max(same.p99Seconds, 1e-9), 1)) x the floor's)
+                        """)
+                }
             }
         }
         for (kind, sweep) in sweeps { Console.line(latencyUnderLoad(kind, sweep)) }
+        for (kind, floor) in bench.floors.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            Console.line(latencyUnderLoad(kind, floor, label: "latency floor"))
+        }
         if let idle = bench.idle {
             let megabytes = Double(idle.serverRSSAfterBytes) / 1_048_576
             Console.line("""

@@ -1,0 +1,29 @@
+import Testing
+@testable import attestd_bench
+
+@Suite("Latency floor")
+struct LatencyFloorTests {
+    @Test("measures a service time and one point per load, lowest first, each from real answers")
+    func pointPerLoad() throws {
+        var floor = LatencyFloor(operations: [.p256Sign], connections: 3, warmupSeconds: 0.05, seconds: 0.1)
+        floor.minimumMeasured = 20
+        let measured = try floor.measure([(0.5, 2_000), (0.1, 400)])
+        #expect(measured.points.map(\.fraction) == [0.1, 0.5])
+        #expect(measured.points.map(\.arrivalsPerSecond) == [400, 2_000])
+        // A P-256 signature and a loopback round trip take microseconds, not nothing and not seconds.
+        #expect(measured.serviceSeconds > 1e-6 && measured.serviceSeconds < 0.1)
+        for point in measured.points { #expect(point.p50Seconds > 1e-6 && point.p99Seconds >= point.p50Seconds) }
+    }
+
+    @Test("arrivals beyond what the crypto can serve queue up, and the floor reports the miss")
+    func overloadQueues() throws {
+        // RSA-2048 signatures: a few thousand a second per core. 20,000 arrivals a second outrun any machine this
+        // runs on, so latency counted from the scheduled times grows through the window.
+        var floor = LatencyFloor(operations: [.rsa2048Sign], connections: 4, warmupSeconds: 0, seconds: 0.2)
+        floor.minimumMeasured = 20
+        let measured = try floor.measure([(1, 20_000)])
+        let point = try #require(measured.points.first)
+        #expect(measured.multiple(point) > LatencyUnderLoad.allowedMultiple)
+        #expect(measured.lowestMissing?.fraction == 1)
+    }
+}
