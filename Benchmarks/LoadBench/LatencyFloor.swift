@@ -44,13 +44,18 @@ struct LatencyFloor: Sendable {
                   let service = client.oneAtATime(warmup: warmup, seconds: seconds) else { return nil }
             var points: [LatencyUnderLoad.Point] = []
             for load in loads {
+                let busyBefore = ProcessCPU.machine()?.busy
+                let started = MonotonicTime.nanoseconds()
                 guard let latency = client.openLoop(rate: load.arrivalsPerSecond, warmup: warmup, seconds: seconds) else {
                     return nil
                 }
+                let elapsed = MonotonicTime.seconds(MonotonicTime.nanoseconds() - started)
+                let busy = ProcessCPU.machine()?.busy
                 points.append(LatencyUnderLoad.Point(
                     fraction: load.fraction, arrivalsPerSecond: load.arrivalsPerSecond,
                     p50Seconds: latency.value(atPercentile: 50).secondsValue,
-                    p99Seconds: latency.value(atPercentile: 99).secondsValue))
+                    p99Seconds: latency.value(atPercentile: 99).secondsValue,
+                    coresBusy: busyBefore.flatMap { before in busy.map { ($0 - before) / elapsed } }))
             }
             return LatencyUnderLoad(serviceSeconds: service.value(atPercentile: 50).secondsValue, points: points)
         }

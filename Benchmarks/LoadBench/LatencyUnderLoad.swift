@@ -11,6 +11,8 @@ struct LatencyUnderLoad: Sendable {
         var arrivalsPerSecond: Double
         var p50Seconds: Double
         var p99Seconds: Double
+        /// Cores the whole machine kept busy meanwhile, when measured (the latency floor's points).
+        var coresBusy: Double? = nil
     }
 
     /// The one-at-a-time p50.

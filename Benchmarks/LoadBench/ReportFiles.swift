@@ -199,6 +199,7 @@ enum ReportFiles {
                     $0.field("p50Ms", point.p50Seconds * 1e3)
                     $0.field("p99Ms", point.p99Seconds * 1e3)
                     $0.field("p99OverServiceTime", sweep.multiple(point))
+                    if let busy = point.coresBusy { $0.field("coresBusy", busy) }
                 }
             }
         }

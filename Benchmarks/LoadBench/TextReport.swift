@@ -172,7 +172,8 @@ enum TextReport {
                             latency floor at that load: p99 \(format(same.p99Seconds * 1e3, 2)) ms, \
                         \(format(floor.multiple(same), 2)) x its service time \(format(floor.serviceSeconds * 1e3, 2)) ms \
                         (\(floor.meets(same) ? "the machine allows the target here" : "the machine misses it here too"); \
-                        this p99 is \(format(point.p99Seconds / max(same.p99Seconds, 1e-9), 1)) x the floor's)
+                        this p99 is \(format(point.p99Seconds / max(same.p99Seconds, 1e-9), 1)) x the floor's\
+                        \(same.coresBusy.map { "; cores busy \(format($0, 2)) of \(bench.cores)" } ?? ""))
                         """)
                 }
             }
