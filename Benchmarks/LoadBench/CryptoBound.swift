@@ -89,13 +89,14 @@ struct CryptoBound: Sendable {
         }
     }
 
-    /// The operations one request of `kind` needs.
+    /// The operations one request of `kind` needs, for both bounds: OpenSSL's EVP verification, then
+    /// `tablesOperations`.
     static func operations(for kind: RequestKind, algorithm: String) -> [Operation] {
-        let sign: Operation = algorithm == "ES256" ? .p256Sign : .rsa2048Sign
+        let tables = tablesOperations(for: kind, algorithm: algorithm)
         switch kind {
         case .challenge: return []
-        case .attestation: return [.p384Verify, .p384VerifyTables, sign]
-        case .assertion: return [.p256Verify, .p256VerifyTables, sign]
+        case .attestation: return [.p384Verify] + tables
+        case .assertion: return [.p256Verify] + tables
         }
     }
 
