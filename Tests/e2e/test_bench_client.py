@@ -51,7 +51,13 @@ def test_make_bench_script_runs_the_profile(tmp_path: Path, tls: str, framing: s
     sweep = report["latencyUnderLoad"]["assertion"]
     assert [point["fraction"] for point in sweep["points"]] == [0.25]
     assert sweep["serviceTimeMs"] > 0 and sweep["points"][0]["p99Ms"] > 0
-    assert (out / "standard-es256" / "load.dat").read_text().count("\n") >= 3
+    # The latency floor ran the same load on its crypto-only loopback server, and load.dat carries its p99.
+    floor = report["latencyFloor"]["assertion"]
+    assert [point["fraction"] for point in floor["points"]] == [0.25]
+    assert floor["serviceTimeMs"] > 0 and floor["points"][0]["p99Ms"] >= floor["points"][0]["p50Ms"] > 0
+    assert "latency floor" in run.stdout
+    load = [line.split() for line in (out / "standard-es256" / "load.dat").read_text().splitlines() if line and line[0] != "#"]
+    assert len(load) == 1 and len(load[0]) == 5 and float(load[0][4]) == floor["points"][0]["p99Ms"]
     assert (out / "standard-es256" / "bench.png").stat().st_size > 0
     assert "gnuplot failed" not in run.stderr
 
