@@ -395,7 +395,11 @@ final class Bench {
                 record(open)
             }
             if options.floor, !options.openFractions.isEmpty {
-                try measureFloor(kind, loads: options.openFractions.map { ($0, saturatedRate * $0) })
+                if LatencyFloor.applies(toHost: options.host) {
+                    try measureFloor(kind, loads: options.openFractions.map { ($0, saturatedRate * $0) })
+                } else {
+                    Console.line("  (\(kind.name)s: no latency floor: it measures this machine, and the server is not on its loopback)")
+                }
             }
         }
         if options.phases.contains("mixed") {

@@ -25,6 +25,12 @@ struct LatencyFloor: Sendable {
     /// on a few dozen of them at a low rate.
     var minimumMeasured = 3_000
 
+    /// Whether a floor measured here says anything about a server at `host`: only when that server shares this
+    /// machine, which is what its loopback address says (the floor measures the machine the bench runs on).
+    static func applies(toHost host: String) -> Bool {
+        host.split(separator: ".").first == "127"
+    }
+
     /// The one-at-a-time service time (its p50), then a point at each load.
     func measure(_ loads: [(fraction: Double, arrivalsPerSecond: Double)]) throws(BenchError) -> LatencyUnderLoad {
         let sockets = try LoopbackPairs(count: connections)

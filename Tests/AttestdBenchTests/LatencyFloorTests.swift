@@ -33,4 +33,11 @@ struct LatencyFloorTests {
         #expect(measured.multiple(point) > LatencyUnderLoad.allowedMultiple)
         #expect(measured.lowestMissing?.fraction == 1)
     }
+
+    @Test("is measured only for a server on this machine's loopback", arguments: [
+        ("127.0.0.1", true), ("127.1.2.3", true), ("10.0.0.7", false), ("192.168.1.127", false), ("1270.0.0.1", false),
+    ])
+    func onlyForLoopback(host: String, applies: Bool) {
+        #expect(LatencyFloor.applies(toHost: host) == applies)
+    }
 }
