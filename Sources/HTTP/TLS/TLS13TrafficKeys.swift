@@ -75,7 +75,7 @@ struct TLS13TrafficKeys {
     /// Frees the AEAD context and wipes the secret (the owner's `deinit`).
     mutating func free() {
         EVP_CIPHER_CTX_free(context)
-        secret.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
+        secret.wipe()
     }
 
     /// KeyUpdate (RFC 8446 §7.2): the next secret is HKDF-Expand-Label(secret, "traffic upd", "", Hash.length);
@@ -84,7 +84,7 @@ struct TLS13TrafficKeys {
         guard let next = Self.expandLabel(secret, "traffic upd", length: suite.secretLength, suite: suite) else {
             return false
         }
-        secret.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
+        secret.wipe()
         secret = next
         return rekey()
     }
@@ -153,7 +153,7 @@ struct TLS13TrafficKeys {
         guard var key = Self.expandLabel(secret, "key", length: suite.keyLength, suite: suite),
             let iv = Self.expandLabel(secret, "iv", length: 12, suite: suite)
         else { return false }
-        defer { key.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
+        defer { key.wipe() }
         ivHead = iv[0..<4].reduce(0) { $0 << 8 | UInt32($1) }
         ivTail = iv[4..<12].reduce(0) { $0 << 8 | UInt64($1) }
         sequence = 0
@@ -172,7 +172,16 @@ struct TLS13TrafficKeys {
             HMAC(suite.digest, key.baseAddress, Int32(key.count), info, info.count, &output, &outputLength) != nil
         }
         guard done, Int(outputLength) == suite.secretLength else { return nil }
-        defer { output.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
+        defer { output.wipe() }
         return Array(output[0..<length])
+    }
+}
+
+extension [UInt8] {
+    /// Overwrites the bytes with zeros in a way the compiler cannot drop (`OPENSSL_cleanse`), for keys and secrets
+    /// before their memory is let go. A buffer shared with another array is copied first, and only the copy wiped:
+    /// the other holder wipes its own.
+    mutating func wipe() {
+        withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) }
     }
 }

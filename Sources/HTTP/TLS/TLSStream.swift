@@ -123,13 +123,19 @@ final class TLSStream {
                 recordsPerKey: context.recordsPerKey)
         else { return }
         self.records = records
+        // Handed over: the record layer holds the secrets now and wipes them when done.
+        clientSecret = []
+        serverSecret = []
         context.recordLayerConnections.add(1, ordering: .relaxed)
         SSL_free(ssl)
         self.ssl = nil
     }
 
-    /// Drops this stream's references to the secrets; the record layer keeps its own and wipes them when done.
+    /// Wipes the secrets this stream still holds: those of a connection that stays with OpenSSL, or of a handshake
+    /// that never finished (the server's secret is logged before the client's Finished arrives).
     private func forgetSecrets() {
+        clientSecret.wipe()
+        serverSecret.wipe()
         clientSecret = []
         serverSecret = []
     }
