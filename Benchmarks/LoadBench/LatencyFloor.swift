@@ -131,7 +131,7 @@ private struct FloorClient {
         var latency = LatencyHistogram()
         var message = [UInt8](repeating: 0, count: LatencyFloor.messageBytes)
         var (sent, answered) = (0, 0)
-        Self.arm(timer, at: scheduled(0))
+        MonotonicTime.arm(timer: timer, at: scheduled(0))
         while answered < total {
             guard poll(&polled, nfds_t(polled.count), 1000) >= 0 || errno == EINTR else { return nil }
             let now = MonotonicTime.nanoseconds()
@@ -145,7 +145,7 @@ private struct FloorClient {
                     waiting[connection].append(scheduled(sent))
                     sent += 1
                 }
-                if sent < total { Self.arm(timer, at: scheduled(sent)) }
+                if sent < total { MonotonicTime.arm(timer: timer, at: scheduled(sent)) }
             }
             for connection in sockets.indices where polled[connection + 1].revents != 0 {
                 guard LoopbackPairs.receive(sockets[connection], &message), oldest[connection] < waiting[connection].count
@@ -157,13 +157,6 @@ private struct FloorClient {
             }
         }
         return latency
-    }
-
-    private static func arm(_ timer: Int32, at deadline: UInt64) {
-        var spec = itimerspec()
-        spec.it_value.tv_sec = Int(deadline / 1_000_000_000)
-        spec.it_value.tv_nsec = Int(deadline % 1_000_000_000)
-        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 }
 

@@ -263,9 +263,6 @@ final class LoadWorker {
     private func armTimer(at deadline: UInt64) {
         guard deadline != armedDeadline else { return }
         armedDeadline = deadline
-        var spec = itimerspec()
-        spec.it_value.tv_sec = Int(deadline / 1_000_000_000)
-        spec.it_value.tv_nsec = Int(deadline % 1_000_000_000)
-        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        MonotonicTime.arm(timer: timer, at: deadline)
     }
 }
