@@ -26,6 +26,10 @@ struct LatencyUnderLoad: Sendable {
     }
 
     func multiple(_ point: Point) -> Double { point.p99Seconds / serviceSeconds }
+
+    /// The point measured at `fraction` of the saturating rate, if any: where another sweep of the same loads (the
+    /// latency floor's) is read beside this one.
+    func point(at fraction: Double) -> Point? { points.first { $0.fraction == fraction } }
     func meets(_ point: Point) -> Bool { multiple(point) <= Self.allowedMultiple }
 
     /// The highest load at which the target holds, counting only loads below the first that misses it: a lucky run

@@ -43,9 +43,8 @@ enum ReportFiles {
             """
         for (kind, sweep) in bench.sweeps {
             text += "# \(kind.name)s, service time \(sweep.serviceSeconds * 1e3) ms\n"
-            let floor = bench.floors[kind]?.points ?? []
             for point in sweep.points {
-                let floorP99 = floor.first { $0.fraction == point.fraction }.map { "\($0.p99Seconds * 1e3)" } ?? "NaN"
+                let floorP99 = bench.floors[kind]?.point(at: point.fraction).map { "\($0.p99Seconds * 1e3)" } ?? "NaN"
                 text += "\(point.fraction * 100) \(point.p50Seconds * 1e3) \(point.p99Seconds * 1e3) "
                     + "\(sweep.serviceSeconds * LatencyUnderLoad.allowedMultiple * 1e3) \(floorP99)\n"
             }

@@ -167,7 +167,7 @@ enum TextReport {
                     line += " (\(busy))"
                 }
                 Console.line(line)
-                if let floor = bench.floors[kind], let same = floor.points.first(where: { $0.fraction == point.fraction }) {
+                if let floor = bench.floors[kind], let same = floor.point(at: point.fraction) {
                     Console.line("""
                             latency floor at that load: p99 \(format(same.p99Seconds * 1e3, 2)) ms, \
                         \(format(floor.multiple(same), 2)) x its service time \(format(floor.serviceSeconds * 1e3, 2)) ms \
