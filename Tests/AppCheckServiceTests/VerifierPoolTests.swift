@@ -1,6 +1,7 @@
 @testable import AppCheckService
 import Foundation
 import HTTP
+import Storage
 import Synchronization
 import Testing
 
@@ -83,5 +84,83 @@ struct VerifierPoolTests {
         done.wait()
         #expect(counter.ran.load(ordering: .relaxed) == 0)
         #expect(counter.expired.load(ordering: .relaxed) == 1)
+    }
+
+    /// What the pool's jobs and the store's completions did, in order.
+    final class Events: Sendable {
+        private let events = Mutex<[String]>([])
+        func append(_ event: String) { events.withLock { $0.append(event) } }
+        var all: [String] { events.withLock { $0 } }
+    }
+
+    /// Runs `body` with a one-thread pool whose thread is held at a gate: the jobs `body` submits queue up behind
+    /// it, and run once `body` returns, in order. A SQLite store in a fresh folder serves them.
+    private func withQueuedJobs(_ body: (VerifierPool, SQLiteStateStore) throws -> Void) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteStateStore(SQLiteConfiguration(path: folder.appendingPathComponent("state.db").path))
+        let pool = VerifierPool(threads: 1, capacity: 64)
+        defer { pool.shutdown() }
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        #expect(pool.submit(.init(deadlineNanos: nil, run: { started.signal(); gate.wait() }, expire: {})))
+        started.wait()
+        try body(pool, store)
+        gate.signal()
+    }
+
+    /// A job that hands one write to `store` and records when it is answered.
+    private func writeJob(_ name: String, _ store: SQLiteStateStore, _ events: Events, _ done: DispatchGroup) -> VerifierPool.Job {
+        done.enter()
+        return .init(deadlineNanos: nil, run: {
+            store.consumeToken(name, expiresAt: Int64.max) { outcome in
+                events.append("\(name) answered \((try? outcome.get()) == true)")
+                done.leave()
+            }
+        }, expire: { done.leave() })
+    }
+
+    /// A job that records that it started.
+    private func markJob(_ name: String, _ events: Events, _ done: DispatchGroup) -> VerifierPool.Job {
+        done.enter()
+        return .init(deadlineNanos: nil, run: { events.append("\(name) started"); done.leave() }, expire: { done.leave() })
+    }
+
+    @Test("with a shallow backlog, a job's state-store write is committed and answered before the thread's next job")
+    func shallowBacklogHoldsNothing() throws {
+        let events = Events()
+        let done = DispatchGroup()
+        try withQueuedJobs { pool, store in
+            #expect(pool.submit(writeJob("first", store, events, done)))
+            #expect(pool.submit(markJob("second", events, done)))
+        }
+        done.wait()
+        #expect(events.all == ["first answered true", "second started"])
+    }
+
+    @Test("behind a deep backlog, writes are held for a batch while the thread runs the next jobs, and all are answered")
+    func deepBacklogBatches() throws {
+        let events = Events()
+        let done = DispatchGroup()
+        let behind = VerifierPool.backlogPerThreadForHolds + 2
+        try withQueuedJobs { pool, store in
+            #expect(pool.submit(writeJob("first", store, events, done)))
+            for index in 1...behind { #expect(pool.submit(markJob("job \(index)", events, done))) }
+        }
+        done.wait()
+        let all = events.all
+        #expect(all.count == behind + 1)
+        #expect(all.first == "job 1 started")
+        #expect(all.contains("first answered true"))
+    }
+
+    @Test("holds back answers and writes only with at least four jobs per thread queued")
+    func holdRule() {
+        #expect(!VerifierPool.holdsBack(queued: 0, threads: 2))
+        #expect(!VerifierPool.holdsBack(queued: 7, threads: 2))
+        #expect(VerifierPool.holdsBack(queued: 8, threads: 2))
+        #expect(!VerifierPool.holdsBack(queued: 3, threads: 1))
+        #expect(VerifierPool.holdsBack(queued: 4, threads: 1))
     }
 }

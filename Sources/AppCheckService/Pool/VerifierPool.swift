@@ -42,12 +42,19 @@ public final class VerifierPool: Sendable {
         }
     }
 
-    /// While a thread has more work queued, an answer waits at most this many of its jobs for its loop's wake-up.
+    /// Answers and state-store writes are held back only while at least this many jobs per thread wait in the
+    /// queue. Holding saves a loop wake-up per answer and a commit per write, which the throughput of a saturated
+    /// server needs (an ES256 assertion costs about as much as a commit); but each held answer waits for the jobs
+    /// that pass it. Behind a deep queue that is small beside the wait every request has anyway; behind a shallow
+    /// one it was most of the tail. At half the saturating rate of RS256 assertions, holding whenever anything was
+    /// queued put 0.4 ms between an answer and its loop and 1 ms between a job and its answer at p99 (traced per
+    /// request, BENCHMARKS.md fifteenth session); the closed loop, whose queue is always deep, keeps its batches.
+    static let backlogPerThreadForHolds = 4
+    /// While the backlog is deep, an answer waits at most this many of its thread's jobs for its loop's wake-up.
     static let jobsPerWake = 3
-    /// While a thread has more work queued, a state-store write waits about this long (plus the job that passes it)
-    /// for its commit: about ten assertions' worth of work, so that a batch holds that many, or one or two
-    /// attestations'; small beside the queueing delay of a saturated server, and nothing at all when the queue runs
-    /// dry (the thread flushes before it waits).
+    /// While the backlog is deep, a state-store write waits about this long (plus the job that passes it) for its
+    /// commit: about ten assertions' worth of work, so that a batch holds that many, or one or two attestations';
+    /// small beside the queueing delay of a saturated server.
     static let commitHoldNanoseconds: UInt64 = 1_000_000
 
     public let threadCount: Int
@@ -68,7 +75,7 @@ public final class VerifierPool: Sendable {
             let thread = Thread { [queue] in
                 // Named from inside: Foundation's `Thread.name` did not reach the kernel here.
                 ThreadName.setCurrent("\(name)-\(index)")
-                // Answers wake their loops once per few jobs while more are queued, and all at once before this
+                // Behind a deep backlog, answers wake their loops once per few jobs, and all at once before this
                 // thread waits for work: at saturation a loop is not woken for every single answer.
                 let wakes = DeferredWakes.enableOnCurrentThread()
                 // Likewise state-store writes are committed once per few jobs (their answers follow the commit).
@@ -86,13 +93,23 @@ public final class VerifierPool: Sendable {
                     } else {
                         job.run()
                     }
-                    commits.jobFinished(maxHoldNanoseconds: VerifierPool.commitHoldNanoseconds)
-                    wakes.jobFinished(limit: VerifierPool.jobsPerWake)
+                    if VerifierPool.holdsBack(queued: queue.count, threads: count) {
+                        commits.jobFinished(maxHoldNanoseconds: VerifierPool.commitHoldNanoseconds)
+                        wakes.jobFinished(limit: VerifierPool.jobsPerWake)
+                    } else {
+                        _ = flush()
+                    }
                 }
                 _ = flush()
             }
             thread.start()
         }
+    }
+
+    /// Whether a thread that finished a job keeps its answers and writes held back, with `queued` jobs waiting
+    /// for the pool's `threads`.
+    static func holdsBack(queued: Int, threads: Int) -> Bool {
+        queued >= threads * backlogPerThreadForHolds
     }
 
     /// Queues `job`, or runs it at once on the calling event loop (see above). Returns false, without queueing,
