@@ -9,8 +9,8 @@ import Tokens
 /// the key and carries its public key (sealed by attestd), so the signature is checked without reading the store;
 /// then one store write consumes the challenge and compares-and-advances the counter atomically (refusing an
 /// unknown or revoked key), so of two requests racing with the same counter exactly one wins, and an exchange
-/// costs the store one write, batched with others'. The verifier thread does not wait for it: the token, minted
-/// before the write, is sent by whichever thread stores the write, and only if the write was stored.
+/// costs the store one write, batched with others'. The verifier thread does not wait for it: the token is minted
+/// and sent by whichever thread stores the write.
 struct ExchangeAssertionHandler: UnaryHandler {
     let exchange: ExchangeContext
 
@@ -57,14 +57,8 @@ struct ExchangeAssertionHandler: UnaryHandler {
             // The key's risk metric is read first (only for apps whose tokens carry it): the completion below may
             // run on a Redis I/O thread, which must not wait for a read of its own.
             let riskMetric = try exchange.riskMetricClaim(app, artifact.keyID, context)
-            // Minted here, on this verifier thread, not in the completion: the thread that commits a batch of writes
-            // runs every completion in it, one after another, so an RS256 signature (0.2 ms) made there waited for
-            // the others in its batch while the other verifier thread could be idle (BENCHMARKS.md, fifteenth
-            // session). A write that is refused (a replayed challenge, a counter that did not increase) throws its
-            // token away unsent; it cost one signature.
-            let token = try exchange.mint(for: app, limitedUse: request.limitedUse, riskMetric: riskMetric)
             // One write: the challenge is consumed, then the counter compared and advanced atomically. The token is
-            // sent only once that is stored.
+            // minted only once that is stored.
             store.consumeChallenge(
                 challenge.nonce, expiresAt: challenge.expiresAt, thenAdvance: artifact.keyID, to: verified.counter, now: now,
                 completion: exchange.answer(reply, context) { outcome throws(GRPCStatus) in
@@ -75,7 +69,7 @@ struct ExchangeAssertionHandler: UnaryHandler {
                     case .counter(.revoked): throw refuse("keyRevoked")
                     case .counter(.unknownKey): throw refuse("unknownKey")
                     }
-                    return token
+                    return try exchange.mint(for: app, limitedUse: request.limitedUse, riskMetric: riskMetric)
                 })
         })
     }
