@@ -109,6 +109,13 @@ JSON
   wait "$bench_pid" || status=$?
   cat "$out/$name.txt"
   if kill -0 "$pid" 2>/dev/null; then
+    # The server's own metrics over the whole run, every phase together: among them where requests waited
+    # (attestd_request_stage_seconds: for a verifier thread, and for their loop once answered).
+    local scheme=http curl_tls=(--http2-prior-knowledge)
+    [ "${TLS:-0}" = 1 ] && { scheme=https; curl_tls=(--http2 --cacert "$dir/keys/tls-cert.pem"); }
+    mkdir -p "$out/$name"
+    curl -sS --max-time 10 "${curl_tls[@]}" "$scheme://127.0.0.1:$port/metrics" >"$out/$name/metrics.txt" \
+      || echo "bench: could not read the server's /metrics" >&2
     kill -TERM "$pid"; wait "$pid" || true
   else
     # Gone before the bench finished: say how (a crash, or a signal from something else on this machine).

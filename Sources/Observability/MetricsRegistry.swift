@@ -45,6 +45,26 @@ enum PrometheusText {
         output += "}"
     }
 
+    /// The `_bucket`, `_sum` and `_count` samples of histogram `name`: `bucketCounts` holds one count per bound
+    /// and a last one for the rest, not yet cumulative.
+    static func appendHistogram(
+        name: String, labels: [(String, String)], bounds: [Double], bucketCounts: [Int], sum: Double, to output: inout String
+    ) {
+        var cumulative = 0
+        for (index, bound) in (bounds + [Double.infinity]).enumerated() {
+            cumulative += bucketCounts[index]
+            output += name + "_bucket"
+            appendLabels(labels + [("le", number(bound))], to: &output)
+            output += " \(cumulative)\n"
+        }
+        output += name + "_sum"
+        appendLabels(labels, to: &output)
+        output += " \(number(sum))\n"
+        output += name + "_count"
+        appendLabels(labels, to: &output)
+        output += " \(cumulative)\n"
+    }
+
     static func number(_ value: Double) -> String {
         if value == .infinity { return "+Inf" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }

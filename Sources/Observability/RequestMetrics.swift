@@ -54,19 +54,9 @@ public final class RequestMetrics: Sendable, MetricFamily {
         output += "# HELP attestd_request_duration_seconds Time from a request's last byte to its answer.\n"
         output += "# TYPE attestd_request_duration_seconds histogram\n"
         for (method, stats) in snapshots where stats.bucketCounts.contains(where: { $0 > 0 }) {
-            var cumulative = 0
-            for (index, bound) in (buckets + [Double.infinity]).enumerated() {
-                cumulative += stats.bucketCounts[index]
-                output += "attestd_request_duration_seconds_bucket"
-                PrometheusText.appendLabels([("method", method), ("le", PrometheusText.number(bound))], to: &output)
-                output += " \(cumulative)\n"
-            }
-            output += "attestd_request_duration_seconds_sum"
-            PrometheusText.appendLabels([("method", method)], to: &output)
-            output += " \(PrometheusText.number(stats.sum))\n"
-            output += "attestd_request_duration_seconds_count"
-            PrometheusText.appendLabels([("method", method)], to: &output)
-            output += " \(cumulative)\n"
+            PrometheusText.appendHistogram(
+                name: "attestd_request_duration_seconds", labels: [("method", method)], bounds: buckets,
+                bucketCounts: stats.bucketCounts, sum: stats.sum, to: &output)
         }
     }
 }

@@ -1,6 +1,7 @@
 @testable import AppCheckService
 import Foundation
 import HTTP
+import Observability
 import Storage
 import Synchronization
 import Testing
@@ -153,6 +154,29 @@ struct VerifierPoolTests {
         #expect(all.count == behind + 1)
         #expect(all.first == "job 1 started")
         #expect(all.contains("first answered true"))
+    }
+
+    @Test("times how long each queued job waited for a thread")
+    func queueWait() {
+        let pool = VerifierPool(threads: 1, capacity: 8)
+        defer { pool.shutdown() }
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        done.enter()
+        #expect(pool.submit(.init(deadlineNanos: nil, run: { started.signal(); gate.wait(); done.leave() }, expire: {})))
+        started.wait()
+        for _ in 0..<2 {
+            done.enter()
+            #expect(pool.submit(.init(deadlineNanos: nil, run: { done.leave() }, expire: { done.leave() })))
+        }
+        usleep(30_000)  // the two wait behind the first for at least 30 ms
+        gate.signal()
+        done.wait()
+        var text = ""
+        RequestStageMetrics([("verifier_queue", pool.queueWait)]).render(into: &text)
+        #expect(pool.queueWait.count == 3)
+        #expect(text.contains("attestd_request_stage_seconds_bucket{stage=\"verifier_queue\",le=\"0.025\"} 1\n"), "\(text)")
     }
 
     @Test("holds back answers and writes only with at least four jobs per thread queued")

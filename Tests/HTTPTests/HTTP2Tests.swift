@@ -133,6 +133,19 @@ struct HTTP2Tests {
         }
     }
 
+    @Test("answers made on another thread are timed until their loop takes them up; answers made on the loop are not")
+    func answerReturnTimes() throws {
+        try TestServer.run { server in
+            let client = try H2TestClient(port: server.port)
+            let onLoop = (0..<3).map { _ in client.request(path: "/fast") }
+            #expect(client.run { onLoop.allSatisfy { client.responses[$0]!.closed } })
+            #expect(server.server.answerReturnTimes.count == 0)
+            let elsewhere = (0..<5).map { _ in client.request(path: "/async") }
+            #expect(client.run { elsewhere.allSatisfy { client.responses[$0]!.closed } })
+            #expect(server.server.answerReturnTimes.count == 5)
+        }
+    }
+
     @Test("open streams are counted while a request waits for its answer")
     func openStreamsGauge() throws {
         try TestServer.run { server in

@@ -35,3 +35,28 @@ struct MetricsTests {
         #expect(text.contains("# TYPE attestd_open_connections gauge\nattestd_open_connections 3\n"))
     }
 }
+
+@Suite("Request stage metrics")
+struct RequestStageMetricsTests {
+    @Test("render each stage's durations as a cumulative histogram with its stage label")
+    func render() {
+        let queue = DurationHistogram()
+        let answer = DurationHistogram()
+        queue.record(from: 1_000, to: 51_000)  // 50 µs
+        queue.record(from: 0, to: 2_000_000)  // 2 ms
+        queue.record(from: 0, to: 10_000_000_000)  // 10 s
+        queue.record(from: 5, to: 1)  // a clock read out of order counts as nothing
+        var text = ""
+        RequestStageMetrics([("verifier_queue", queue), ("answer_return", answer)]).render(into: &text)
+        #expect(text.contains("# TYPE attestd_request_stage_seconds histogram\n"))
+        #expect(text.contains("attestd_request_stage_seconds_bucket{stage=\"verifier_queue\",le=\"0.0001\"} 2\n"))
+        #expect(text.contains("attestd_request_stage_seconds_bucket{stage=\"verifier_queue\",le=\"0.0025\"} 3\n"))
+        #expect(text.contains("attestd_request_stage_seconds_bucket{stage=\"verifier_queue\",le=\"5\"} 3\n"))
+        #expect(text.contains("attestd_request_stage_seconds_bucket{stage=\"verifier_queue\",le=\"+Inf\"} 4\n"))
+        #expect(text.contains("attestd_request_stage_seconds_sum{stage=\"verifier_queue\"} 10.00205\n"))
+        #expect(text.contains("attestd_request_stage_seconds_count{stage=\"verifier_queue\"} 4\n"))
+        #expect(text.contains("attestd_request_stage_seconds_count{stage=\"answer_return\"} 0\n"))
+        #expect(queue.count == 4)
+    }
+}
+

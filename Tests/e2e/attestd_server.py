@@ -226,6 +226,7 @@ def exchange_config(
     receipt_root: Path,
     service_account_pem: str,
     verifier: dict | None = None,
+    store: dict | None = None,
 ) -> dict:
     """base_config() set up for the token exchanges: the simulator's roots trusted, a debug token, a service
     account (its public key PEM at `service_account_pem`, relative to the config), and a production app."""
@@ -233,6 +234,8 @@ def exchange_config(
     config["trust"] = {"extraAppAttestRoots": [str(app_attest_root)], "extraReceiptRoots": [str(receipt_root)]}
     if verifier is not None:
         config["verifier"] = verifier
+    if store is not None:
+        config["store"] = store
     project = config["projects"][0]
     development = project["apps"][0]
     development["tokenTtlSeconds"] = DEV_TOKEN_TTL_SECONDS

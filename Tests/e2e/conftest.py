@@ -96,10 +96,11 @@ def start_exchange_server(
     simulator: Simulator,
     service_account: rsa.RSAPrivateKey,
     verifier: dict | None = None,
+    store: dict | None = None,
 ) -> ExchangeServer:
     h2c_port, tls_port = free_ports(2)
     config = exchange_config(
-        h2c_port, tls_port, simulator.app_attest_root, simulator.receipt_root, "service-account.pem", verifier
+        h2c_port, tls_port, simulator.app_attest_root, simulator.receipt_root, "service-account.pem", verifier, store
     )
     instance = AttestdServer(directory, config, tls_files)
     public_pem = service_account.public_key().public_bytes(
@@ -137,12 +138,13 @@ def exchange_server_factory(
     simulator: Simulator,
     service_account: rsa.RSAPrivateKey,
 ) -> Iterator[Callable[..., ExchangeServer]]:
-    """Starts a private exchange server (e.g. with a tiny verifier pool); kills leftovers at the end."""
+    """Starts a private exchange server (e.g. with a tiny verifier pool, or another store); kills leftovers at the
+    end."""
     started: list[ExchangeServer] = []
 
-    def start(verifier: dict | None = None) -> ExchangeServer:
+    def start(verifier: dict | None = None, store: dict | None = None) -> ExchangeServer:
         instance = start_exchange_server(
-            tmp_path / f"attestd-exchange-{len(started)}", tls_files, simulator, service_account, verifier
+            tmp_path / f"attestd-exchange-{len(started)}", tls_files, simulator, service_account, verifier, store
         )
         started.append(instance)
         return instance

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import time
@@ -60,6 +61,10 @@ def test_make_bench_script_runs_the_profile(tmp_path: Path, tls: str, framing: s
     assert len(load) == 1 and len(load[0]) == 5 and float(load[0][4]) == floor["points"][0]["p99Ms"]
     assert (out / "standard-es256" / "bench.png").stat().st_size > 0
     assert "gnuplot failed" not in run.stderr
+    # The server's /metrics at the end of the run, read over the same transport: its requests, and where they waited.
+    metrics = (out / "standard-es256" / "metrics.txt").read_text()
+    assert re.search(r'^attestd_requests_total\{method="ExchangeAppAttestAssertion",code="OK"\} [1-9]', metrics, re.M)
+    assert '# TYPE attestd_request_stage_seconds histogram' in metrics
 
 
 def test_a_run_without_an_open_loop_still_draws_its_picture(tmp_path: Path) -> None:

@@ -11,12 +11,13 @@ import hashlib
 import http.client
 import json
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import firebase_admin
 import pytest
 
 from attestd_server import DEV_APPLE_APP_ID, DEV_TOKEN_TTL_SECONDS, ExchangeServer
+from checks import scrape
 from device import attest_device, refresh
 from exchange import CurlRestExchange, GrpcExchange, RestExchange, Token, grpc_channel
 from sim import Simulator
@@ -71,6 +72,30 @@ def test_a_device_attests_once_then_every_refresh_gets_a_token_both_verifiers_ac
         token = refresh(client, simulator, app, device)
         identifiers.add(check_token(token, exchange_server, firebase_app, DEV_TOKEN_TTL_SECONDS)["jti"])
     assert len(identifiers) == REFRESHES + 1, "two tokens share a jti"
+
+
+def test_the_wait_of_each_exchange_for_a_verifier_and_for_its_loop_shows_in_metrics(
+    exchange_server_factory: Callable[..., ExchangeServer], simulator: Simulator, tmp_path: Path
+) -> None:
+    # With the SQLite store an exchange always runs on the verifier pool (a commit may not make a loop wait), so each
+    # one waits in its queue, if only for a thread's wake-up, and its answer goes back to its loop from that thread.
+    # (The shared exchange server keeps state in memory, where a lone exchange runs on its loop and waits for neither.)
+    server = exchange_server_factory(store={"kind": "sqlite", "path": str(tmp_path / "state.sqlite")})
+    port = server.server.h2c_port
+    count = 'attestd_request_stage_seconds_count{stage="%s"}'
+    before = scrape(port)
+    channel = grpc_channel(port, None)
+    try:
+        client = GrpcExchange(channel)
+        device = attest_device(client, simulator, APP_NAME, DEV_APPLE_APP_ID)
+        for _ in range(REFRESHES):
+            refresh(client, simulator, APP_NAME, device)
+    finally:
+        channel.close()
+    after = scrape(port)
+    for stage in ("verifier_queue", "answer_return"):
+        assert after[count % stage] - before.get(count % stage, 0) == 1 + REFRESHES, (stage, after)
+        assert after['attestd_request_stage_seconds_bucket{stage="%s",le="+Inf"}' % stage] == after[count % stage]
 
 
 def test_limited_use_tokens_from_both_handshakes_live_five_minutes(

@@ -29,6 +29,8 @@ public final class VerifierPool: Sendable {
         /// The job may wait long (a call to a remote service): answers and store writes that this thread holds back
         /// are sent first. Jobs that wait at most for a store commit are not such jobs.
         public var mayBlock: Bool
+        /// CLOCK_MONOTONIC nanoseconds when the job was queued (set by `submit`).
+        var queuedAtNanos: UInt64 = 0
 
         public init(
             deadlineNanos: UInt64?, mayRunInline: Bool = false, mayBlock: Bool = false, run: @escaping @Sendable () -> Void,
@@ -59,6 +61,8 @@ public final class VerifierPool: Sendable {
 
     public let threadCount: Int
     public let capacity: Int
+    /// How long queued jobs waited for a thread (jobs run inline wait for none and are not counted).
+    let queueWait = DurationHistogram()
     private let queue: JobQueue
     private let refused = Atomic<Int>(0)
 
@@ -72,7 +76,7 @@ public final class VerifierPool: Sendable {
         self.capacity = capacity
         queue = JobQueue(capacity: capacity)
         for index in 0..<count {
-            let thread = Thread { [queue] in
+            let thread = Thread { [queue, queueWait] in
                 // Named from inside: Foundation's `Thread.name` did not reach the kernel here.
                 ThreadName.setCurrent("\(name)-\(index)")
                 // Behind a deep backlog, answers wake their loops once per few jobs, and all at once before this
@@ -88,7 +92,9 @@ public final class VerifierPool: Sendable {
                     // Held-back writes and answers never wait behind a job that may block (a call to a remote
                     // service).
                     if job.mayBlock { _ = flush() }
-                    if let deadline = job.deadlineNanos, MonotonicClock.nanoseconds() > deadline {
+                    let now = MonotonicClock.nanoseconds()
+                    queueWait.record(from: job.queuedAtNanos, to: now)
+                    if let deadline = job.deadlineNanos, now > deadline {
                         job.expire()
                     } else {
                         job.run()
@@ -119,6 +125,8 @@ public final class VerifierPool: Sendable {
             if let deadline = job.deadlineNanos, MonotonicClock.nanoseconds() > deadline { job.expire() } else { job.run() }
             return true
         }
+        var job = job
+        job.queuedAtNanos = MonotonicClock.nanoseconds()
         let accepted = queue.put(job)
         if !accepted { refused.add(1, ordering: .relaxed) }
         return accepted

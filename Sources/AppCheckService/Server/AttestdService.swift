@@ -108,6 +108,7 @@ public final class AttestdService: Sendable {
         let server = try HTTPServer(configuration: http, handler: router, logger: logger.with("component", "http"))
         self.server = server
         registry.register(ShedMetrics(admission: admission, pool: pool, server: server))
+        registry.register(RequestStageMetrics([("verifier_queue", pool.queueWait), ("answer_return", server.answerReturnTimes)]))
         registry.register(ScrapedMetric(.gauge, name: "attestd_open_connections", help: "Open client connections.") {
             Double(server.openConnections)
         })

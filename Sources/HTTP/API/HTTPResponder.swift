@@ -16,7 +16,8 @@ public final class HTTPResponder: Sendable {
 
     /// Sends the response; call exactly once, from any thread (later calls are ignored). On the connection's own
     /// loop thread it is written without a thread hop (even from inside `handle(_:responder:)`); from another
-    /// thread it is posted to the loop through its eventfd. If the client has gone away, it is dropped silently.
+    /// thread it is posted to the loop through its eventfd (the wait until the loop writes it is measured: the
+    /// server's ``HTTPServer/answerReturnTimes``). If the client has gone away, it is dropped silently.
     public func respond(_ response: HTTPResponse) {
         guard !responded.exchange(true, ordering: .relaxed) else { return }
         if loop.isInLoopThread {
@@ -25,7 +26,12 @@ public final class HTTPResponder: Sendable {
             let loop = self.loop
             let connectionID = self.connectionID
             let token = self.token
-            loop.execute { loop.connection(connectionID)?.deliver(response, token: token) }
+            let madeAt = MonotonicClock.nanoseconds()
+            loop.execute {
+                guard let connection = loop.connection(connectionID) else { return }
+                connection.context.answerReturn.record(from: madeAt, to: MonotonicClock.nanoseconds())
+                connection.deliver(response, token: token)
+            }
         }
     }
 }

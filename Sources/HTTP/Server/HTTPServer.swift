@@ -155,6 +155,9 @@ public final class HTTPServer: Sendable {
     public var openStreams: Int { context.openStreams.load(ordering: .relaxed) }
     /// Bytes of memory quiet HTTP/2 connections have given back since the server started (monotonic).
     public var idleMemoryReleasedBytes: Int { context.idleMemoryReleasedBytes.load(ordering: .relaxed) }
+    /// How long answers made on other threads (a verifier, a store's I/O thread) waited for their connection's loop
+    /// to take them up: its wake-up, and the work queued on it before them.
+    public var answerReturnTimes: DurationHistogram { context.answerReturn }
     /// TLS handshakes completed on every listener so far.
     public var tlsHandshakes: Int { tlsContexts.reduce(0) { $0 + ($1?.handshakes.load(ordering: .relaxed) ?? 0) } }
     /// Of those, the connections whose records moved to attestd's TLS 1.3 record layer (see ``TLSConfiguration``).

@@ -15,6 +15,8 @@ final class ServerContext: Sendable {
     let idleMemoryReleasedBytes = Atomic<Int>(0)
     /// Peers cut off for abuse, by cause.
     let abuse = AbuseCounters()
+    /// How long answers made on other threads waited for their loop to take them up (``HTTPServer/answerReturnTimes``).
+    let answerReturn = DurationHistogram()
     /// Open connections per peer address, kept only when ``HTTPServerConfiguration/maxConnectionsPerAddress`` is set.
     private let connectionsPerAddress = Mutex<[String: Int]>([:])
 
