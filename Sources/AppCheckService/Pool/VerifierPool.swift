@@ -48,9 +48,10 @@ public final class VerifierPool: Sendable {
     /// queue. Holding saves a loop wake-up per answer and a commit per write, which the throughput of a saturated
     /// server needs (an ES256 assertion costs about as much as a commit); but each held answer waits for the jobs
     /// that pass it. Behind a deep queue that is small beside the wait every request has anyway; behind a shallow
-    /// one it was most of the tail. At half the saturating rate of RS256 assertions, holding whenever anything was
-    /// queued put 0.4 ms between an answer and its loop and 1 ms between a job and its answer at p99 (traced per
-    /// request, BENCHMARKS.md fifteenth session); the closed loop, whose queue is always deep, keeps its batches.
+    /// one it is added to requests that would hardly wait otherwise. At half the saturating rate of RS256
+    /// assertions, holding whenever anything was queued, answers waited 0.34–0.54 ms at p99 for their loop, and
+    /// 0.27–0.31 ms with this rule (traced per request, BENCHMARKS.md fifteenth session); closed loops kept their
+    /// throughput.
     static let backlogPerThreadForHolds = 4
     /// While the backlog is deep, an answer waits at most this many of its thread's jobs for its loop's wake-up.
     static let jobsPerWake = 3

@@ -16,7 +16,7 @@ public final class HTTPResponder: Sendable {
 
     /// Sends the response; call exactly once, from any thread (later calls are ignored). On the connection's own
     /// loop thread it is written without a thread hop (even from inside `handle(_:responder:)`); from another
-    /// thread it is posted to the loop through its eventfd (the wait until the loop writes it is measured: the
+    /// thread it is posted to the loop through its eventfd (the wait until the loop takes it up is measured: the
     /// server's ``HTTPServer/answerReturnTimes``). If the client has gone away, it is dropped silently.
     public func respond(_ response: HTTPResponse) {
         guard !responded.exchange(true, ordering: .relaxed) else { return }
