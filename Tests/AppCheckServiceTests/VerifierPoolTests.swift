@@ -50,18 +50,14 @@ struct VerifierPoolTests {
     func shedsLoad() {
         let pool = VerifierPool(threads: 1, capacity: 2)
         defer { pool.shutdown() }
-        let gate = DispatchSemaphore(value: 0)
-        let started = DispatchSemaphore(value: 0)
         let finished = DispatchGroup()
-        finished.enter()
-        #expect(pool.submit(.init(deadlineNanos: nil, run: { started.signal(); gate.wait(); finished.leave() }, expire: {})))
-        started.wait()  // the only thread is now busy
-        for _ in 0..<2 {
-            finished.enter()
-            #expect(pool.submit(.init(deadlineNanos: nil, run: { finished.leave() }, expire: { finished.leave() })))
+        whileTheOnlyThreadIsBusy(pool) {
+            for _ in 0..<2 {
+                finished.enter()
+                #expect(pool.submit(.init(deadlineNanos: nil, run: { finished.leave() }, expire: { finished.leave() })))
+            }
+            #expect(!pool.submit(.init(deadlineNanos: nil, run: {}, expire: {})))
         }
-        #expect(!pool.submit(.init(deadlineNanos: nil, run: {}, expire: {})))
-        gate.signal()
         finished.wait()
         finished.enter()
         #expect(pool.submit(.init(deadlineNanos: nil, run: { finished.leave() }, expire: {})))
@@ -94,8 +90,19 @@ struct VerifierPoolTests {
         var all: [String] { events.withLock { $0 } }
     }
 
-    /// Runs `body` with a one-thread pool whose thread is held at a gate: the jobs `body` submits queue up behind
-    /// it, and run once `body` returns, in order. A SQLite store in a fresh folder serves them.
+    /// Runs `body` while the only thread of `pool` is held at a gate: the jobs `body` submits queue up behind it,
+    /// and run in order once `body` returns (so a job that finished tells that the gate job did too).
+    private func whileTheOnlyThreadIsBusy(_ pool: VerifierPool, _ body: () throws -> Void) rethrows {
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        #expect(pool.submit(.init(deadlineNanos: nil, run: { started.signal(); gate.wait() }, expire: {})))
+        started.wait()
+        defer { gate.signal() }
+        try body()
+    }
+
+    /// Runs `body` with a one-thread pool held busy (`whileTheOnlyThreadIsBusy`), and a SQLite store in a fresh
+    /// folder to serve the jobs it queues.
     private func withQueuedJobs(_ body: (VerifierPool, SQLiteStateStore) throws -> Void) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pool-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -103,12 +110,7 @@ struct VerifierPoolTests {
         let store = try SQLiteStateStore(SQLiteConfiguration(path: folder.appendingPathComponent("state.db").path))
         let pool = VerifierPool(threads: 1, capacity: 64)
         defer { pool.shutdown() }
-        let gate = DispatchSemaphore(value: 0)
-        let started = DispatchSemaphore(value: 0)
-        #expect(pool.submit(.init(deadlineNanos: nil, run: { started.signal(); gate.wait() }, expire: {})))
-        started.wait()
-        try body(pool, store)
-        gate.signal()
+        try whileTheOnlyThreadIsBusy(pool) { try body(pool, store) }
     }
 
     /// A job that hands one write to `store` and records when it is answered.
@@ -160,18 +162,14 @@ struct VerifierPoolTests {
     func queueWait() {
         let pool = VerifierPool(threads: 1, capacity: 8)
         defer { pool.shutdown() }
-        let gate = DispatchSemaphore(value: 0)
-        let started = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
-        done.enter()
-        #expect(pool.submit(.init(deadlineNanos: nil, run: { started.signal(); gate.wait(); done.leave() }, expire: {})))
-        started.wait()
-        for _ in 0..<2 {
-            done.enter()
-            #expect(pool.submit(.init(deadlineNanos: nil, run: { done.leave() }, expire: { done.leave() })))
+        whileTheOnlyThreadIsBusy(pool) {
+            for _ in 0..<2 {
+                done.enter()
+                #expect(pool.submit(.init(deadlineNanos: nil, run: { done.leave() }, expire: { done.leave() })))
+            }
+            usleep(30_000)  // the two wait behind the first for at least 30 ms
         }
-        usleep(30_000)  // the two wait behind the first for at least 30 ms
-        gate.signal()
         done.wait()
         var text = ""
         RequestStageMetrics([("verifier_queue", pool.queueWait)]).render(into: &text)
