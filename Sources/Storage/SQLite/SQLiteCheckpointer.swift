@@ -1,10 +1,14 @@
 import Glibc
+import Synchronization
 
 /// Copies the WAL back into the database file in the background (`PRAGMA wal_checkpoint(PASSIVE)` on a connection
 /// of its own, every interval), so that no caller pays for it. Left to SQLite, a checkpoint runs inside the commit
 /// that crosses `wal_autocheckpoint`: there it writes every page changed since the last one and fsyncs twice,
 /// which took up to 160 ms on this project's machine, while the verifier thread leading that commit, and every
 /// caller queued behind it, waited. A passive checkpoint neither waits for nor blocks the writer.
+///
+/// Under steady writes a round also prepares the end of the log's cycle once the log is long, leaving the writer a
+/// short last step where it had a whole checkpoint (see `prepareRestart`).
 ///
 /// Each round also asks the kernel to keep the part of the WAL file the writer comes to next in its page cache
 /// (see `readAheadOfWriter`).
@@ -27,10 +31,28 @@ final class SQLiteCheckpointer: Sendable {
     /// (`wal_autocheckpoint`).
     private let backstopFrames: Int
 
-    init(connection: SQLiteConnection, walPath: String, backstopFrames: Int) throws(StoreError) {
+    /// The log's length (frames) from which a round prepares the end of its cycle (`prepareRestart`).
+    private let restartFrames: Int
+    /// The database file, synced by `prepareRestart`.
+    private let databasePath: String
+    /// Asks the writer to take a cycle's last step.
+    private let endCycle: @Sendable () -> Void
+    /// The log's length when the last preparation ended: while it stays so, nothing was written since, and the
+    /// writer's next commit starts the log over anyway.
+    private let preparedLength = Atomic<Int64>(-1)
+    /// Frames a cycle's last step may be left to copy: about a millisecond of the writer's time.
+    static let lastStepFrames = 256
+    /// The most checkpoints one preparation runs to get there: writes that outpace the disk leave more.
+    static let preparationCheckpoints = 4
+
+    init(connection: SQLiteConnection, databasePath: String, backstopFrames: Int, restartFrames: Int,
+         endCycle: @escaping @Sendable () -> Void) throws(StoreError) {
         self.connection = connection
-        self.walPath = walPath
+        self.databasePath = databasePath
+        self.walPath = databasePath + "-wal"
         self.backstopFrames = backstopFrames
+        self.restartFrames = restartFrames
+        self.endCycle = endCycle
         var pageSize: Int64 = 4096
         try connection.query("PRAGMA page_size", []) { row in pageSize = row.integer(0) ?? pageSize }
         frameBytes = 24 + Int(pageSize)
@@ -57,16 +79,17 @@ final class SQLiteCheckpointer: Sendable {
     /// Linux's `SCHED_IDLE` (glibc defines it only for GNU sources).
     static let idlePolicy: Int32 = 5
 
-    /// One round: a passive checkpoint, then the WAL ahead of the writer back into the cache.
+    /// One round: a passive checkpoint, then, past `restartFrames`, the end of the log's cycle prepared, and the
+    /// WAL ahead of the writer back into the cache.
     func round() {
         // Busy (another process is checkpointing) or failed: the next round, or the writer's own
         // autocheckpoint as a backstop, catches up.
-        var frames: Int64 = -1, copied: Int64 = -1
-        try? connection.query("PRAGMA wal_checkpoint(PASSIVE)", []) { row in
-            frames = row.integer(1) ?? -1
-            copied = row.integer(2) ?? -1
+        guard var log = checkpoint() else { return }
+        if log.frames >= restartFrames && log.frames != preparedLength.load(ordering: .relaxed) {
+            log = prepareRestart(log)
+            preparedLength.store(log.frames, ordering: .relaxed)
         }
-        guard frames >= 0 else { return }
+        let (frames, copied) = log
         let logEnd = Self.walHeaderBytes + Int(frames) * frameBytes
         var ranges = [logEnd..<(logEnd + Self.readAheadBytes)]
         // Everything copied, or the log near the writer's backstop: the writer may soon start the log over, from
@@ -80,6 +103,53 @@ final class SQLiteCheckpointer: Sendable {
             }
         }
         readAheadOfWriter(ranges)
+    }
+
+    /// A passive checkpoint: the log's length when it began and how much of that is now copied into the
+    /// database, in frames; nil when busy or failed. It copies only up to where the log was when it began: frames
+    /// the writer adds meanwhile are left for the next one.
+    private func checkpoint() -> (frames: Int64, copied: Int64)? {
+        var frames: Int64 = -1, copied: Int64 = -1
+        try? connection.query("PRAGMA wal_checkpoint(PASSIVE)", []) { row in
+            frames = row.integer(1) ?? -1
+            copied = row.integer(2) ?? -1
+        }
+        return frames >= 0 && copied >= 0 ? (frames, copied) : nil
+    }
+
+    /// Ends the log's cycle under steady writes, leaving the writer only a short last step.
+    ///
+    /// The log starts over from its first frame only when the writer finds it all copied. Under steady writes the
+    /// checkpointer's rounds never leave it so: frames keep coming while a round copies. Left alone, the log grew
+    /// to the writer's backstop (256 MiB), and the writer's own checkpoint there synced the frames since the last
+    /// round and every database page the rounds had copied: in ES256 assertion runs at half the saturating rate
+    /// that stopped all commits, and the answers waiting on them, for 5–14 ms every two seconds (BENCHMARKS.md,
+    /// sixteenth session).
+    ///
+    /// Here the checkpointer does the slow part off the writer's path: it syncs the database file and copies again
+    /// (a checkpoint syncs the log first), until fewer than `lastStepFrames` came in during the last copy. Then
+    /// it asks the writer to end the cycle: before its next batch the writer copies the few frames left and syncs
+    /// them, and its commit starts the log over, syncing only the log's header.
+    private func prepareRestart(_ first: (frames: Int64, copied: Int64)) -> (frames: Int64, copied: Int64) {
+        var log = first
+        for _ in 0..<Self.preparationCheckpoints {
+            syncDatabase()
+            guard let next = checkpoint() else { break }
+            let arrived = next.frames - log.frames
+            log = next
+            if arrived <= Int64(Self.lastStepFrames) { break }
+        }
+        syncDatabase()
+        endCycle()
+        return log
+    }
+
+    /// Writes the database pages the checkpoints copied so far to disk, and waits for them.
+    private func syncDatabase() {
+        let descriptor = open(databasePath, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        _ = fdatasync(descriptor)
     }
 
     /// Reads back (asynchronously, `POSIX_FADV_WILLNEED`) whatever the kernel has dropped from its page cache of

@@ -25,12 +25,16 @@ public struct SQLiteConfiguration: Sendable {
     /// How often a background thread copies the WAL back into the database (a passive checkpoint), so commits
     /// never do it themselves; 0 leaves it to SQLite's automatic checkpoint inside the commits.
     public var checkpointIntervalSeconds: Double
+    /// The log's length (frames) from which the checkpointer ends its cycle while writes go on: it does the slow
+    /// part (copying and syncing) in the background and leaves the writer a short last step, after which the log
+    /// starts over (see `SQLiteCheckpointer.prepareRestart`).
+    public var logRestartFrames: Int
     /// Unix seconds now, for deciding which records have expired (injectable for tests; the wall clock if nil).
     public var clock: (@Sendable () -> Int64)?
 
     public init(path: String, durability: Durability = .processCrash, busyTimeoutMilliseconds: Int32 = 5_000,
                 maxBatchSize: Int = 512, sweepIntervalSeconds: Double = 30, sweepBatchSize: Int = 1_000,
-                checkpointIntervalSeconds: Double = 0.2, clock: (@Sendable () -> Int64)? = nil) {
+                checkpointIntervalSeconds: Double = 0.2, logRestartFrames: Int = 16_384, clock: (@Sendable () -> Int64)? = nil) {
         self.path = path
         self.durability = durability
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
@@ -38,6 +42,7 @@ public struct SQLiteConfiguration: Sendable {
         self.sweepIntervalSeconds = sweepIntervalSeconds
         self.sweepBatchSize = sweepBatchSize
         self.checkpointIntervalSeconds = checkpointIntervalSeconds
+        self.logRestartFrames = logRestartFrames
         self.clock = clock
     }
 }

@@ -14,7 +14,7 @@ public final class SQLiteStateStore: StateStore {
     let writer: SQLiteWriter
     private let readers: SQLiteReaderPool
     private let sweeper: SQLiteSweeper
-    private let checkpointer: SQLiteCheckpointer
+    let checkpointer: SQLiteCheckpointer
     /// Taken (set to nil) by `close()`, which joins them.
     private let threads = Mutex<(sweeper: WorkerThread?, checkpointer: WorkerThread?)>((nil, nil))
 
@@ -60,8 +60,10 @@ public final class SQLiteStateStore: StateStore {
         case .processCrash: try checkpointConnection.execute("PRAGMA synchronous = NORMAL")
         case .powerLoss: try checkpointConnection.execute("PRAGMA synchronous = FULL")
         }
-        checkpointer = try SQLiteCheckpointer(connection: checkpointConnection, walPath: configuration.path + "-wal",
-                                              backstopFrames: backstop)
+        let writer = self.writer
+        checkpointer = try SQLiteCheckpointer(connection: checkpointConnection, databasePath: configuration.path,
+                                              backstopFrames: backstop, restartFrames: configuration.logRestartFrames,
+                                              endCycle: { writer.endLogCycle() })
         try startThreads()
     }
 

@@ -15,12 +15,12 @@ final class RawSQLite {
     @discardableResult
     func execute(_ sql: String) -> Int32 { sqlite3_exec(handle, sql, nil, nil, nil) }
 
-    /// The first column of the first row of `sql`, as an integer.
-    func integer(_ sql: String) -> Int64? {
+    /// A column (the first unless told) of the first row of `sql`, as an integer.
+    func integer(_ sql: String, column: Int32 = 0) -> Int64? {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { return nil }
         defer { sqlite3_finalize(statement) }
         guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
-        return sqlite3_column_int64(statement, 0)
+        return sqlite3_column_int64(statement, column)
     }
 }
