@@ -421,10 +421,18 @@ final class Bench {
         }
     }
 
-    /// Lanes for assertions: at least twice the streams in flight, so a free lane is always there.
     func prepareLanes() throws(BenchError) {
-        try attestLanes(max(64, 2 * inFlight))
+        try attestLanes(Self.laneCount(devices: options.devices, inFlight: inFlight))
     }
+
+    /// Lanes for assertions: `devices` (64 unless told), and at least twice the streams in flight, so a free lane
+    /// is always there.
+    static func laneCount(devices: Int?, inFlight: Int) -> Int {
+        max(devices ?? 64, 2 * inFlight)
+    }
+
+    /// The attested keys (simulated devices) the assertions are spread over.
+    var deviceCount: Int { lanes.count }
 }
 
 /// The workers and workloads of one phase, each touched only by its own thread while the phase runs.

@@ -39,6 +39,8 @@ struct BenchOptions: Sendable {
     var idleConnections = 0
     var idleAfterRequest = false
     var serverPIDFile: String?
+    /// Attested keys the assertions are spread over; nil: twice the streams in flight, at least 64.
+    var devices: Int?
 
     static let usage = """
         usage: attestd-bench [options]
@@ -52,6 +54,9 @@ struct BenchOptions: Sendable {
                                         the app the server is configured with (default: config/dev.json's)
           --connections N --streams N   connections, and streams in flight per connection (default 8 x 16)
           --threads N                   load threads (default 1)
+          --devices N                   attested keys (devices) the assertions are spread over (default and least:
+                                        twice the streams in flight, at least 64); many keys, as a node serving
+                                        many devices has, keep the server's per-key tables out of the cores' caches
           --warmup S --duration S       seconds per phase (default 1 + 3)
           --phases LIST                 challenge,attestation,assertion,mixed (default all)
           --open-fraction F[,F...]      open loop at each F x the saturating rate (default 0.5; 0: none)
@@ -116,6 +121,7 @@ struct BenchOptions: Sendable {
             case "--connections": options.connections = max(1, Int(try number(try value())))
             case "--streams": options.streams = max(1, Int(try number(try value())))
             case "--threads": options.threads = max(1, Int(try number(try value())))
+            case "--devices": options.devices = Int(try number(try value()))
             case "--warmup": options.warmup = try number(try value())
             case "--duration": options.duration = max(0.1, try number(try value()))
             case "--phases": options.phases = try value().split(separator: ",").map(String.init)

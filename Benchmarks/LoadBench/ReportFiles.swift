@@ -123,6 +123,7 @@ enum ReportFiles {
             $0.field("framing", bench.options.framing.rawValue)
             $0.field("cores", bench.cores)
             $0.field("loadThreads", bench.options.threads)
+            $0.field("devices", bench.deviceCount)
             $0.field("warmupSeconds", bench.options.warmup)
             $0.field("durationSeconds", bench.options.duration)
             $0.field("tokenAlgorithm", bench.tokenAlgorithm)

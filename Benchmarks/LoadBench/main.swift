@@ -13,7 +13,10 @@ do {
     if let path = options.serverPIDFile { bench.serverPID = IdleConnectionsReport.pid(fromFile: path) }
     let needsLanes = options.phases.contains("assertion") || options.phases.contains("mixed")
         || options.phases.contains("attestation")
-    if needsLanes { try bench.prepareLanes() }
+    if needsLanes {
+        try bench.prepareLanes()
+        Console.line("devices: \(bench.deviceCount) attested keys, each assertion lane one of them")
+    }
     Console.line("load average at start: \(bench.loadAverage) (\(bench.cores) cores)")
     bench.measureBound()
     if let bound = bench.bound { TextReport.printBound(bound, algorithm: bench.tokenAlgorithm) }

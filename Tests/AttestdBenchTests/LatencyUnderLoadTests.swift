@@ -47,6 +47,17 @@ struct BenchOptionsTests {
         #expect(try BenchOptions.parse(["--open-fraction", "0.3"]).openFractions == [0.3])
     }
 
+    @Test("--devices spreads assertions over that many keys, never fewer than twice the streams in flight")
+    func devices() throws {
+        #expect(BenchOptions().devices == nil)
+        #expect(try BenchOptions.parse(["--devices", "4096"]).devices == 4096)
+        #expect(Bench.laneCount(devices: nil, inFlight: 8 * 16) == 256)
+        #expect(Bench.laneCount(devices: nil, inFlight: 4) == 64)
+        #expect(Bench.laneCount(devices: 4096, inFlight: 8 * 16) == 4096)
+        #expect(Bench.laneCount(devices: 10, inFlight: 8 * 16) == 256)
+        #expect(throws: BenchError.self) { try BenchOptions.parse(["--devices", "many"]) }
+    }
+
     @Test("--open-fraction refuses a load above the saturating rate, and what is not a number")
     func openFractionsRefused() {
         #expect(throws: BenchError.self) { try BenchOptions.parse(["--open-fraction", "0.5,1.5"]) }

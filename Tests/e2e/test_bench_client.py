@@ -33,12 +33,14 @@ def test_make_bench_script_runs_the_profile(tmp_path: Path, tls: str, framing: s
     environment = dict(
         os.environ, TLS=tls, FRAMING=framing, STORE="memory", TOKENS="ES256", IDLE_CONNECTIONS="0", WARMUP="0.2",
         DURATION="0.5", OPEN_FRACTIONS="0.25", OUT=str(out), ATTESTD_BIN=str(attestd_binary()), BENCH_BIN=str(BENCH),
-        BENCH_ARGS="--phases challenge,assertion --bound-seconds 0.05 --connections 2 --streams 4",
+        BENCH_ARGS="--phases challenge,assertion --bound-seconds 0.05 --connections 2 --streams 4 --devices 100",
     )
     run = subprocess.run([str(REPO / "scripts" / "bench.sh")], env=environment, capture_output=True, text=True, timeout=240)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     report = json.loads((out / "standard-es256" / "report.json").read_text())
     assert report["framing"] == framing
+    # The assertions went to 100 attested keys (2 x 4 streams in flight alone would have made 64).
+    assert report["devices"] == 100 and "devices: 100 attested keys" in run.stdout
     assert ("TLS" if tls == "1" else "h2c") in report["label"]
     phases = {phase["name"]: phase for phase in report["phases"]}
     assert set(phases) == {"challenges", "assertions", "assertions, one at a time", "assertions, open loop at 25%"}
