@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 @testable import Storage
+import Synchronization
 import Testing
 
 @Suite("SQLite log cycles under steady writes")
@@ -11,34 +12,64 @@ struct SQLiteLogCycleTests {
 
     init() throws { directory = try TemporaryDirectory("log-cycle") }
 
-    @Test("past its length limit the checkpointer prepares the log's end and the writer's next commit starts it over; short of it, the log goes on")
-    func writerEndsPreparedCycle() throws {
+    @Test("while writes go on, a round past the length limit prepares the end of the log's cycle and the writer's next batch ends it: the log starts over")
+    func writerEndsCycleUnderSteadyWrites() throws {
+        let store = try SQLiteStateStore(SQLiteConfiguration(path: path, checkpointIntervalSeconds: 0, logRestartFrames: 64))
+        defer { store.close() }
+        // Short of the limit a round asks nothing of the writer.
+        try fill(store, 0..<20)
+        store.checkpointer.round()
+        try fill(store, 20..<21)
+        #expect(store.writer.logCyclesEnded == 0)
+
+        // A thread commits one challenge after another, as steady load does, until the writer has ended a cycle.
+        let writes = Counter(), finished = DispatchSemaphore(value: 0)
+        let expiresAt = self.expiresAt
+        Thread.detachNewThread {
+            for index in 1_000..<21_000 {
+                _ = try? store.consumeChallenge(withUnsafeBytes(of: index) { Array($0) }, expiresAt: expiresAt)
+                writes.value.add(1, ordering: .relaxed)
+                if store.writer.logCyclesEnded > 0 { break }
+            }
+            finished.signal()
+        }
+        // Each commit adds at least a frame: past 100 of them the log is over the limit of 64.
+        for _ in 0..<500 where writes.value.load(ordering: .relaxed) < 100 { Thread.sleep(forTimeInterval: 0.01) }
+        // Rounds as the checkpointer's thread runs them: one that finds the checkpoint lock taken leaves the cycle
+        // to the next.
+        for _ in 0..<200 where store.writer.logCyclesEnded == 0 {
+            store.checkpointer.round()
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        finished.wait()
+        #expect(store.writer.logCyclesEnded == 1)
+        #expect(writes.value.load(ordering: .relaxed) < 20_000, "the writes ran out before the writer ended a cycle")
+        // The log started over at the batch after the writer's last step: it holds a commit or two.
+        let after = try #require(logFrames())
+        #expect(after < 16, "the log is \(after) frames")
+    }
+
+    @Test("a reader on an older snapshot keeps a round from asking the writer for a cycle's end it could not finish; once the reader is done, the next round does")
+    func readerPostponesCycleEnd() throws {
         let store = try SQLiteStateStore(SQLiteConfiguration(path: path, checkpointIntervalSeconds: 0, logRestartFrames: 64))
         defer { store.close() }
         try fill(store, 0..<10)
-        // A reader keeps the snapshot it began on, so no checkpoint can copy past it: as under writes that never
-        // pause, the checkpointer's own rounds leave the log unfinished.
         let reader = RawSQLite(path)
         #expect(reader.execute("BEGIN") == SQLITE_OK)
         #expect(reader.integer("SELECT count(*) FROM used_challenges") == 10)
-        try fill(store, 10..<20)
-        store.checkpointer.round()
-        try fill(store, 20..<21)
-        let short = try #require(logFrames())
-        #expect(short < 64, "the log is \(short) frames: pick fewer challenges for it to stay short")
-        #expect(store.writer.logCyclesEnded == 0)
-
-        try fill(store, 21..<200)
-        let long = try #require(logFrames())
-        #expect(long >= 64)
+        // More frames than the writer's last step may take (256) after the reader's snapshot.
+        try fill(store, 10..<600)
         store.checkpointer.round()
         #expect(reader.execute("COMMIT") == SQLITE_OK)
-        try fill(store, 200..<201)
+        try fill(store, 600..<601)
+        #expect(store.writer.logCyclesEnded == 0)
+
+        store.checkpointer.round()
+        try fill(store, 601..<602)
         #expect(store.writer.logCyclesEnded == 1)
-        // The log started over: it holds that one commit's frames.
         let after = try #require(logFrames())
         #expect(after < 8, "the log is \(after) frames after the writer's commit")
-        #expect(RawSQLite(path).integer("SELECT count(*) FROM used_challenges") == 201)
+        #expect(RawSQLite(path).integer("SELECT count(*) FROM used_challenges") == 602)
     }
 
     private func fill(_ store: SQLiteStateStore, _ range: Range<Int>) throws {
@@ -50,4 +81,9 @@ struct SQLiteLogCycleTests {
     private func logFrames() -> Int64? {
         RawSQLite(path).integer("PRAGMA wal_checkpoint(PASSIVE)", column: 1)
     }
+}
+
+/// Writes counted by the test's writer thread.
+private final class Counter: Sendable {
+    let value = Atomic<Int>(0)
 }

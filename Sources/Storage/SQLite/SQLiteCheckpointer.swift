@@ -79,13 +79,13 @@ final class SQLiteCheckpointer: Sendable {
     /// Linux's `SCHED_IDLE` (glibc defines it only for GNU sources).
     static let idlePolicy: Int32 = 5
 
-    /// One round: a passive checkpoint, then, past `restartFrames`, the end of the log's cycle prepared, and the
-    /// WAL ahead of the writer back into the cache.
+    /// One round: a passive checkpoint, then, past `restartFrames` and unless a reader's older snapshot held the
+    /// checkpoint back, the end of the log's cycle prepared, and the WAL ahead of the writer back into the cache.
     func round() {
         // Busy (another process is checkpointing) or failed: the next round, or the writer's own
         // autocheckpoint as a backstop, catches up.
         guard var log = checkpoint() else { return }
-        if log.frames >= restartFrames && log.frames != preparedLength.load(ordering: .relaxed) {
+        if log.frames >= restartFrames && Self.copiedNearlyAll(log) && log.frames != preparedLength.load(ordering: .relaxed) {
             log = prepareRestart(log)
             preparedLength.store(log.frames, ordering: .relaxed)
         }
@@ -130,6 +130,10 @@ final class SQLiteCheckpointer: Sendable {
     /// (a checkpoint syncs the log first), until fewer than `lastStepFrames` came in during the last copy. Then
     /// it asks the writer to end the cycle: before its next batch the writer copies the few frames left and syncs
     /// them, and its commit starts the log over, syncing only the log's header.
+    ///
+    /// Only while the checkpoints copy all they see: a reader on an older snapshot (a backup, a long query) keeps
+    /// them from copying past it, and then the writer could not end the cycle either, only sync frames in vain
+    /// before its batches. The cycle ends after the reader does.
     private func prepareRestart(_ first: (frames: Int64, copied: Int64)) -> (frames: Int64, copied: Int64) {
         var log = first
         for _ in 0..<Self.preparationCheckpoints {
@@ -139,9 +143,17 @@ final class SQLiteCheckpointer: Sendable {
             log = next
             if arrived <= Int64(Self.lastStepFrames) { break }
         }
+        guard Self.copiedNearlyAll(log) else { return log }
         syncDatabase()
         endCycle()
         return log
+    }
+
+    /// Whether a checkpoint copied all it saw but for what the writer's last step may take: under steady writes a
+    /// checkpoint can stop a frame or so short, at the writer's own snapshot, and only a reader on an older one
+    /// leaves more.
+    static func copiedNearlyAll(_ log: (frames: Int64, copied: Int64)) -> Bool {
+        log.frames - log.copied <= Int64(lastStepFrames)
     }
 
     /// Writes the database pages the checkpoints copied so far to disk, and waits for them.
