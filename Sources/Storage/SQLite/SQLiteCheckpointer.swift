@@ -84,17 +84,17 @@ final class SQLiteCheckpointer: Sendable {
     func round() {
         // Busy (another process is checkpointing) or failed: the next round, or the writer's own
         // autocheckpoint as a backstop, catches up.
-        guard var log = checkpoint() else { return }
+        guard var log = connection.passiveCheckpoint() else { return }
         if log.frames >= restartFrames && Self.copiedNearlyAll(log) && log.frames != preparedLength.load(ordering: .relaxed) {
             log = prepareRestart(log)
             preparedLength.store(log.frames, ordering: .relaxed)
         }
-        let (frames, copied) = log
+        let frames = log.frames
         let logEnd = Self.walHeaderBytes + Int(frames) * frameBytes
         var ranges = [logEnd..<(logEnd + Self.readAheadBytes)]
         // Everything copied, or the log near the writer's backstop: the writer may soon start the log over, from
         // its first frame. One range when the two meet.
-        if frames > 0 && (copied == frames || frames >= backstopFrames - backstopFrames / 4) {
+        if frames > 0 && (log.copiedAll || frames >= backstopFrames - backstopFrames / 4) {
             let start = Self.walHeaderBytes..<(Self.walHeaderBytes + Self.readAheadBytes)
             if start.upperBound >= logEnd {
                 ranges = [start.lowerBound..<ranges[0].upperBound]
@@ -103,18 +103,6 @@ final class SQLiteCheckpointer: Sendable {
             }
         }
         readAheadOfWriter(ranges)
-    }
-
-    /// A passive checkpoint: the log's length when it began and how much of that is now copied into the
-    /// database, in frames; nil when busy or failed. It copies only up to where the log was when it began: frames
-    /// the writer adds meanwhile are left for the next one.
-    private func checkpoint() -> (frames: Int64, copied: Int64)? {
-        var frames: Int64 = -1, copied: Int64 = -1
-        try? connection.query("PRAGMA wal_checkpoint(PASSIVE)", []) { row in
-            frames = row.integer(1) ?? -1
-            copied = row.integer(2) ?? -1
-        }
-        return frames >= 0 && copied >= 0 ? (frames, copied) : nil
     }
 
     /// Ends the log's cycle under steady writes, leaving the writer only a short last step.
@@ -134,11 +122,11 @@ final class SQLiteCheckpointer: Sendable {
     /// Only while the checkpoints copy all they see: a reader on an older snapshot (a backup, a long query) keeps
     /// them from copying past it, and then the writer could not end the cycle either, only sync frames in vain
     /// before its batches. The cycle ends after the reader does.
-    private func prepareRestart(_ first: (frames: Int64, copied: Int64)) -> (frames: Int64, copied: Int64) {
+    private func prepareRestart(_ first: WALCheckpoint) -> WALCheckpoint {
         var log = first
         for _ in 0..<Self.preparationCheckpoints {
             syncDatabase()
-            guard let next = checkpoint() else { break }
+            guard let next = connection.passiveCheckpoint() else { break }
             let arrived = next.frames - log.frames
             log = next
             if arrived <= Int64(Self.lastStepFrames) { break }
@@ -152,7 +140,7 @@ final class SQLiteCheckpointer: Sendable {
     /// Whether a checkpoint copied all it saw but for what the writer's last step may take: under steady writes a
     /// checkpoint can stop a frame or so short, at the writer's own snapshot, and only a reader on an older one
     /// leaves more.
-    static func copiedNearlyAll(_ log: (frames: Int64, copied: Int64)) -> Bool {
+    static func copiedNearlyAll(_ log: WALCheckpoint) -> Bool {
         log.frames - log.copied <= Int64(lastStepFrames)
     }
 

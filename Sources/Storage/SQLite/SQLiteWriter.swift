@@ -75,10 +75,6 @@ private final class LogCycle: Sendable {
     /// checkpointer asks again.
     func endIfDue(on connection: SQLiteConnection) {
         guard due.load(ordering: .acquiring), due.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        var complete = false
-        try? connection.query("PRAGMA wal_checkpoint(PASSIVE)", []) { row in
-            complete = row.integer(0) == 0 && row.integer(1) == row.integer(2)
-        }
-        if complete { ended.add(1, ordering: .relaxed) }
+        if connection.passiveCheckpoint()?.copiedAll == true { ended.add(1, ordering: .relaxed) }
     }
 }
