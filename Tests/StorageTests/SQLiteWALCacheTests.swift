@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Storage
+@testable import Storage
 import Testing
 
 @Suite("SQLite WAL read ahead of the writer")
@@ -14,6 +14,34 @@ struct SQLiteWALCacheTests {
 
     init() throws {
         directory = try TemporaryDirectory("wal-cache", under: ".build/test-files")
+    }
+
+    @Test("a round reads ahead past the log's end, and from the log's start only when the writer is likely to start the log over")
+    func readAheadRanges() {
+        let header = SQLiteCheckpointer.walHeaderBytes, ahead = SQLiteCheckpointer.readAheadBytes, frame = 4_120
+        let end = header + 100_000 * frame
+        #expect(SQLiteCheckpointer.readAheadRanges(frames: 100_000, frameBytes: frame, restartLikely: false) == [end..<(end + ahead)])
+        #expect(
+            SQLiteCheckpointer.readAheadRanges(frames: 100_000, frameBytes: frame, restartLikely: true)
+                == [end..<(end + ahead), header..<(header + ahead)])
+        // A short log: the two ranges meet, and are read as one.
+        #expect(SQLiteCheckpointer.readAheadRanges(frames: 10, frameBytes: frame, restartLikely: true) == [header..<(header + 10 * frame + ahead)])
+        // An empty log's end is its start.
+        #expect(SQLiteCheckpointer.readAheadRanges(frames: 0, frameBytes: frame, restartLikely: true) == [header..<(header + ahead)])
+    }
+
+    @Test("a restart of the log is likely when the log was quiet since the last round and is all copied, or near the writer's backstop; not under steady writes")
+    func restartLikely() {
+        let backstop = 65_536
+        func likely(frames: Int64, copied: Int64, previous: Int64) -> Bool {
+            SQLiteCheckpointer.restartLikely(WALCheckpoint(frames: frames, copied: copied), previousRoundFrames: previous, backstopFrames: backstop)
+        }
+        #expect(likely(frames: 5_000, copied: 5_000, previous: 5_000))
+        // Steady writes: every round copies all of its snapshot, and the log has grown since the last one.
+        #expect(!likely(frames: 5_000, copied: 5_000, previous: 4_000))
+        // A reader on an older snapshot held the copy back.
+        #expect(!likely(frames: 5_000, copied: 3_000, previous: 5_000))
+        #expect(likely(frames: 50_000, copied: 49_000, previous: 40_000))
     }
 
     @Test("the checkpointer reads back the WAL pages the writer overwrites next when the kernel dropped them; without it they stay dropped")

@@ -33,13 +33,13 @@ final class SQLiteCheckpointer: Sendable {
 
     /// The log's length (frames) from which a round prepares the end of its cycle (`prepareRestart`).
     private let restartFrames: Int
-    /// The database file, synced by `prepareRestart`.
-    private let databasePath: String
     /// Asks the writer to take a cycle's last step.
     private let endCycle: @Sendable () -> Void
     /// The log's length when the last preparation ended: while it stays so, nothing was written since, and the
     /// writer's next commit starts the log over anyway.
     private let preparedLength = Atomic<Int64>(-1)
+    /// The log's length at the last round.
+    private let lastRoundFrames = Atomic<Int64>(-1)
     /// Frames a cycle's last step may be left to copy: about a millisecond of the writer's time.
     static let lastStepFrames = 256
     /// The most checkpoints one preparation runs to get there: writes that outpace the disk leave more.
@@ -48,7 +48,6 @@ final class SQLiteCheckpointer: Sendable {
     init(connection: SQLiteConnection, databasePath: String, backstopFrames: Int, restartFrames: Int,
          endCycle: @escaping @Sendable () -> Void) throws(StoreError) {
         self.connection = connection
-        self.databasePath = databasePath
         self.walPath = databasePath + "-wal"
         self.backstopFrames = backstopFrames
         self.restartFrames = restartFrames
@@ -85,24 +84,32 @@ final class SQLiteCheckpointer: Sendable {
         // Busy (another process is checkpointing) or failed: the next round, or the writer's own
         // autocheckpoint as a backstop, catches up.
         guard var log = connection.passiveCheckpoint() else { return }
+        var writerAsked = false
         if log.frames >= restartFrames && Self.copiedNearlyAll(log) && log.frames != preparedLength.load(ordering: .relaxed) {
-            log = prepareRestart(log)
+            (log, writerAsked) = prepareRestart(log)
             preparedLength.store(log.frames, ordering: .relaxed)
         }
-        let frames = log.frames
-        let logEnd = Self.walHeaderBytes + Int(frames) * frameBytes
-        var ranges = [logEnd..<(logEnd + Self.readAheadBytes)]
-        // Everything copied, or the log near the writer's backstop: the writer may soon start the log over, from
-        // its first frame. One range when the two meet.
-        if frames > 0 && (log.copiedAll || frames >= backstopFrames - backstopFrames / 4) {
-            let start = Self.walHeaderBytes..<(Self.walHeaderBytes + Self.readAheadBytes)
-            if start.upperBound >= logEnd {
-                ranges = [start.lowerBound..<ranges[0].upperBound]
-            } else {
-                ranges.append(start)
-            }
-        }
-        readAheadOfWriter(ranges)
+        let previous = lastRoundFrames.exchange(log.frames, ordering: .relaxed)
+        let restart = writerAsked || Self.restartLikely(log, previousRoundFrames: previous, backstopFrames: backstopFrames)
+        readAheadOfWriter(Self.readAheadRanges(frames: Int(log.frames), frameBytes: frameBytes, restartLikely: restart))
+    }
+
+    /// Whether the writer is likely to start the log over soon, by itself: it does so at its next commit after a
+    /// checkpoint that copied everything up to its own last commit. That is so when nothing was written since the
+    /// last round and this one copied it all; under steady writes a round copies all of its own snapshot, but never
+    /// all the writer wrote meanwhile. And the writer checkpoints itself at its backstop.
+    static func restartLikely(_ log: WALCheckpoint, previousRoundFrames: Int64, backstopFrames: Int) -> Bool {
+        (log.copiedAll && log.frames == previousRoundFrames) || log.frames >= Int64(backstopFrames - backstopFrames / 4)
+    }
+
+    /// The bytes of the WAL file the writer writes next: the `readAheadBytes` after the log's end, and, when a
+    /// restart is likely, as many from the log's start (one range when the two meet).
+    static func readAheadRanges(frames: Int, frameBytes: Int, restartLikely: Bool) -> [Range<Int>] {
+        let logEnd = walHeaderBytes + frames * frameBytes
+        let afterEnd = logEnd..<(logEnd + readAheadBytes)
+        guard frames > 0 && restartLikely else { return [afterEnd] }
+        let start = walHeaderBytes..<(walHeaderBytes + readAheadBytes)
+        return start.upperBound >= logEnd ? [start.lowerBound..<afterEnd.upperBound] : [afterEnd, start]
     }
 
     /// Ends the log's cycle under steady writes, leaving the writer only a short last step.
@@ -122,19 +129,20 @@ final class SQLiteCheckpointer: Sendable {
     /// Only while the checkpoints copy all they see: a reader on an older snapshot (a backup, a long query) keeps
     /// them from copying past it, and then the writer could not end the cycle either, only sync frames in vain
     /// before its batches. The cycle ends after the reader does.
-    private func prepareRestart(_ first: WALCheckpoint) -> WALCheckpoint {
+    /// Returns the last checkpoint's report, and whether the writer was asked to end the cycle.
+    private func prepareRestart(_ first: WALCheckpoint) -> (WALCheckpoint, writerAsked: Bool) {
         var log = first
         for _ in 0..<Self.preparationCheckpoints {
-            syncDatabase()
+            _ = connection.syncDatabaseFile()
             guard let next = connection.passiveCheckpoint() else { break }
             let arrived = next.frames - log.frames
             log = next
             if arrived <= Int64(Self.lastStepFrames) { break }
         }
-        guard Self.copiedNearlyAll(log) else { return log }
-        syncDatabase()
+        guard Self.copiedNearlyAll(log) else { return (log, false) }
+        _ = connection.syncDatabaseFile()
         endCycle()
-        return log
+        return (log, true)
     }
 
     /// Whether a checkpoint copied all it saw but for what the writer's last step may take: under steady writes a
@@ -142,14 +150,6 @@ final class SQLiteCheckpointer: Sendable {
     /// leaves more.
     static func copiedNearlyAll(_ log: WALCheckpoint) -> Bool {
         log.frames - log.copied <= Int64(lastStepFrames)
-    }
-
-    /// Writes the database pages the checkpoints copied so far to disk, and waits for them.
-    private func syncDatabase() {
-        let descriptor = open(databasePath, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        _ = fdatasync(descriptor)
     }
 
     /// Reads back (asynchronously, `POSIX_FADV_WILLNEED`) whatever the kernel has dropped from its page cache of

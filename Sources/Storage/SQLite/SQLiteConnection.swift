@@ -64,6 +64,18 @@ final class SQLiteConnection: @unchecked Sendable {
     /// Whether a transaction is open: after a failed statement SQLite may or may not have rolled it back itself.
     var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Writes the database file's changed pages to disk and waits for them (fdatasync), through SQLite's own handle
+    /// of the file. A descriptor of our own would not do: closing any descriptor of a file drops every POSIX lock
+    /// the process holds on it, and with them the SHARED lock by which SQLite's connections keep other processes
+    /// from taking the database out of WAL mode under them. False when SQLite has no handle or the sync failed.
+    func syncDatabaseFile() -> Bool {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
+            let file, let sync = file.pointee.pMethods?.pointee.xSync
+        else { return false }
+        return sync(file, SQLITE_SYNC_NORMAL | SQLITE_SYNC_DATAONLY) == SQLITE_OK
+    }
+
     private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?
