@@ -55,14 +55,14 @@ let package = Package(
         .target(name: "AppAttest", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "AppAttestSimulator", dependencies: ["Crypto", "COpenSSL", "CShims"], swiftSettings: swiftSettings),
         // COpenSSL: TLS to Redis, which Debian's hiredis (0.14) cannot do; hiredis only formats and parses RESP.
-        .target(name: "Storage", dependencies: ["CSQLite", "CHiredis", "COpenSSL", "CShims", "Observability"], swiftSettings: swiftSettings),
+        .target(name: "Storage", dependencies: ["CSQLite", "CHiredis", "COpenSSL", "CShims", "Crypto", "Observability"], swiftSettings: swiftSettings),
         .target(name: "Tokens", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "Apple", dependencies: ["CCurl", "Tokens", "Crypto", "Observability"], swiftSettings: swiftSettings),
         .target(name: "AppCheckMessages", dependencies: ["AppCheckProtos", "CProtobufC", "GRPC"], swiftSettings: swiftSettings),
         .target(name: "GRPC", swiftSettings: swiftSettings),
         .target(
             name: "HTTP",
-            dependencies: ["CNghttp2", "CHTTPParser", "COpenSSL", "CShims", "Observability"],
+            dependencies: ["CNghttp2", "CHTTPParser", "COpenSSL", "CShims", "Crypto", "Observability"],
             swiftSettings: swiftSettings
         ),
         .target(

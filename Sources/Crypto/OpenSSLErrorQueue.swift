@@ -2,12 +2,13 @@ internal import COpenSSL
 internal import CShims
 
 /// OpenSSL's per-thread error queue. It is cleared before each call whose failure we report, so that a stale entry
-/// left by someone else never ends up in our message, and drained after a failure into the Swift error.
-enum OpenSSLErrorQueue {
-    static func clear() { ERR_clear_error() }
+/// left by someone else never ends up in our message, and drained after a failure into the Swift error. Every module
+/// that calls OpenSSL (TLS connections, Redis over TLS) reports its failures through this one.
+public enum OpenSSLErrorQueue {
+    public static func clear() { ERR_clear_error() }
 
     /// Empties the queue and returns its entries as one line (empty when OpenSSL recorded nothing).
-    static func drain() -> String {
+    public static func drain() -> String {
         // The loop lives in CShims (cshims_ERR_drain), shared by every module that reports OpenSSL failures.
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 2048) { buffer in
             let count = cshims_ERR_drain(buffer.baseAddress, buffer.count)

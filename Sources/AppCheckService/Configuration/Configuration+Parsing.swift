@@ -1,4 +1,5 @@
 import AppAttest
+import Crypto
 import HTTP
 import Foundation
 import Observability

@@ -1,4 +1,5 @@
 import CShims
+import Crypto
 import Glibc
 import Observability
 import Synchronization

@@ -322,7 +322,7 @@ final class Connection {
     /// much as before), so that a GOAWAY queued now follows a complete frame. Returns the bytes dropped.
     private func dropUnsentFrames() -> Int {
         guard case .http2 = session, pendingOutputBytes > 0 else { return 0 }
-        let keepThrough = tls == nil ? outputStart : outputStart + 16 * 1024
+        let keepThrough = tls == nil ? outputStart : outputStart + TLS13Records.maxPlaintext
         var end = frameStart(atOrBefore: outputStart)
         while end < keepThrough {
             guard end + 9 <= output.count else { return 0 }

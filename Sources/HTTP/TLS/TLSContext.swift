@@ -1,5 +1,6 @@
 import COpenSSL
 import CShims
+import Crypto
 import Synchronization
 
 /// One SSL_CTX per TLS listener: TLS 1.2+, the configured certificate chain and key, ALPN `h2` then `http/1.1`;

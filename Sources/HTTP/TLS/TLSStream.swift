@@ -1,4 +1,5 @@
 import COpenSSL
+import Crypto
 
 /// The TLS side of one connection: OpenSSL's SSL object on the connection's non-blocking socket for the
 /// handshake, which runs inside the first reads. A TLS 1.3 connection then moves to `TLS13Records` and frees the
@@ -87,7 +88,7 @@ final class TLSStream {
         guard fields.count == 3 else { return nil }
         let label = String(decoding: fields[0].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard label == "CLIENT_TRAFFIC_SECRET_0" || label == "SERVER_TRAFFIC_SECRET_0",
-            let secret = bytes(hex: fields[2])
+            let secret = Hex.decode(digits: fields[2].lazy.map { UInt8(bitPattern: $0) })
         else { return nil }
         return (label == "CLIENT_TRAFFIC_SECRET_0", secret)
     }
@@ -140,23 +141,6 @@ final class TLSStream {
         serverSecret = []
     }
 
-    private static func bytes(hex: some Collection<CChar>) -> [UInt8]? {
-        guard hex.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(hex.count / 2)
-        var high: UInt8?
-        for character in hex {
-            guard let nibble = KeyLogHex.nibble(UInt8(bitPattern: character)) else { return nil }
-            if let value = high {
-                bytes.append(value << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return bytes
-    }
-
     private func outcome(of result: Int32, wantWrite: inout Bool) -> IOResult {
         guard let ssl else { return .failed("TLS: connection closed") }
         switch SSL_get_error(ssl, result) {
@@ -173,18 +157,6 @@ final class TLSStream {
         default:
             let detail = OpenSSLErrorQueue.drain()
             return .failed("TLS: " + (detail.isEmpty ? "protocol error" : detail))
-        }
-    }
-}
-
-/// Hex digits of the key log.
-private enum KeyLogHex {
-    static func nibble(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

@@ -1,5 +1,6 @@
 import COpenSSL
 import CShims
+import Crypto
 import Glibc
 
 /// The client SSL_CTX of one pool: TLS 1.2 or later, the server's certificate verified against the configured CA

@@ -1,5 +1,6 @@
 import COpenSSL
 import CShims
+import Crypto
 import Glibc
 
 /// TLS over a connected `RedisSocket`: the handshake verifies the server's certificate chain and that it names the

@@ -13,13 +13,23 @@ public enum Hex {
 
     /// The bytes of `text` (an even number of hex digits, either case), or nil.
     public static func decode(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
+        decode(digits: text.utf8)
+    }
+
+    /// The bytes of `digits` (an even number of ASCII hex digits, either case), or nil.
+    public static func decode(digits: some Collection<UInt8>) -> [UInt8]? {
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
+        var high: UInt8?
+        for digit in digits {
+            guard let nibble = value(digit) else { return nil }
+            if let value = high {
+                bytes.append(value << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
         }
         return bytes
     }
