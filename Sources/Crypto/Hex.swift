@@ -23,7 +23,7 @@ public enum Hex {
         bytes.reserveCapacity(digits.count / 2)
         var high: UInt8?
         for digit in digits {
-            guard let nibble = value(digit) else { return nil }
+            guard let nibble = digitValue(digit) else { return nil }
             if let value = high {
                 bytes.append(value << 4 | nibble)
                 high = nil
@@ -34,7 +34,8 @@ public enum Hex {
         return bytes
     }
 
-    private static func value(_ digit: UInt8) -> UInt8? {
+    /// The value of one ASCII hex digit (either case), or nil.
+    public static func digitValue(_ digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10

@@ -1,3 +1,5 @@
+import Crypto
+
 /// A JWT header or claims set (a JSON object), parsed for the few members verifiers read: strings, integers and
 /// arrays of strings. Other values are checked for syntax and kept only as `.other`. Written for this one job
 /// because a general decoder cost more than the ECDSA verification it guards.
@@ -175,20 +177,11 @@ struct JWTObject {
             guard index + 4 <= bytes.count else { return nil }
             var value: UInt32 = 0
             for byte in bytes[index..<(index + 4)] {
-                guard let digit = hexValue(byte) else { return nil }
+                guard let digit = Hex.digitValue(byte).map(UInt32.init) else { return nil }
                 value = value << 4 | digit
             }
             index += 4
             return value
-        }
-
-        private func hexValue(_ byte: UInt8) -> UInt32? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-            default: nil
-            }
         }
 
         private mutating func skipDigits() -> Bool {

@@ -1,3 +1,5 @@
+import Crypto
+
 /// The path a route's prefix is matched against, resolved as the server behind the gateway would resolve it.
 ///
 /// A prefix compared with the raw request target could be dodged: `/api/items/../redeem`, `/api//redeem` and
@@ -14,7 +16,7 @@ enum GatewayPath {
         while let byte = input.first, byte != UInt8(ascii: "?"), byte != UInt8(ascii: "#") {
             input = input.dropFirst()
             if byte == UInt8(ascii: "%"), input.count >= 2,
-               let high = hexValue(input[input.startIndex]), let low = hexValue(input[input.index(after: input.startIndex)]) {
+               let high = Hex.digitValue(input[input.startIndex]), let low = Hex.digitValue(input[input.index(after: input.startIndex)]) {
                 bytes.append(high << 4 | low)
                 input = input.dropFirst(2)
             } else {
@@ -54,12 +56,4 @@ enum GatewayPath {
         return target.utf8.first == UInt8(ascii: "/")
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }

@@ -54,7 +54,7 @@ public struct RESTPath: Hashable, Sendable {
         var iterator = text.makeIterator()
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else { out.append(byte); continue }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+            guard let high = iterator.next().flatMap(HexDigit.value), let low = iterator.next().flatMap(HexDigit.value) else {
                 return nil
             }
             out.append(high << 4 | low)
@@ -62,12 +62,4 @@ public struct RESTPath: Hashable, Sendable {
         return String(validating: out, as: UTF8.self)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
