@@ -4,10 +4,12 @@
 #
 # usage: scripts/bench-ab.sh BINARY_A BINARY_B [ROUNDS (3)]
 # Each round runs scripts/bench.sh once per token algorithm (TOKENS, default "RS256 ES256") with A, then with B:
-# `--phases assertion --no-floor`, the open loop at OPEN_FRACTIONS (default 0.5), no idle-connection check. Other
-# scripts/bench.sh settings (STORE, CONNECTIONS, STREAMS, BENCH_ARGS, ...) pass through. It prints one line per run
-# (the closed loop's ratio to the bound, p99 ÷ service time at each open-loop load, the server's context switches a
-# request one at a time and at the last open-loop load) and keeps every run's reports in .bench/ab-<UTC time>/.
+# `--phases assertion --no-floor`, the open loop at OPEN_FRACTIONS (default 0.5), no idle-connection check. FLOOR=1
+# measures the latency floor in each run too (about 8 s more a run). Other scripts/bench.sh settings (STORE,
+# CONNECTIONS, STREAMS, BENCH_ARGS, ...) pass through. It prints one line per run (the closed loop's ratio to the
+# bound; p99 ÷ service time at each open-loop load, and with FLOOR=1 the floor's at the last; the server's CPU a
+# request at the last open-loop load; its context switches a request one at a time and at the last open-loop load)
+# and keeps every run's reports in .bench/ab-<UTC time>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: scripts/bench-ab.sh BINARY_A BINARY_B [ROUNDS]" >&2; exit 2; }
@@ -18,18 +20,22 @@ mkdir -p "$out"
 echo "A: $a"
 echo "B: $b"
 status=0
+floor_arg="--no-floor"
+[ "${FLOOR:-0}" = 1 ] && floor_arg=""
 for round in $(seq 1 "$rounds"); do
   for alg in ${TOKENS:-RS256 ES256}; do
     for side in A B; do
       if [ "$side" = A ]; then bin="$a"; else bin="$b"; fi
       run="$out/r$round-$alg-$side"
       OUT="$run" ATTESTD_BIN="$bin" TOKENS="$alg" IDLE_CONNECTIONS=0 OPEN_FRACTIONS="${OPEN_FRACTIONS:-0.5}" \
-        BENCH_ARGS="--phases assertion --no-floor ${BENCH_ARGS:-}" scripts/bench.sh >"$run.log" 2>&1 || status=1
+        BENCH_ARGS="--phases assertion $floor_arg ${BENCH_ARGS:-}" scripts/bench.sh >"$run.log" 2>&1 || status=1
       ratio=$(sed -n 's/^  assertions >= 0.8 x bound: \([0-9.]*\).*/\1/p' "$run.log")
-      open=$(sed -n 's/^  assertions, open loop at \([0-9]*%\): p99 .*: \([0-9.]*\) x.*/\1 \2x/p' "$run.log" | tr '\n' ' ')
+      open=$(sed -n 's/^  assertions, open loop at \([0-9]*%\): p99 .*: \([0-9.]*\) x.*/\1 \2x/p' "$run.log" | tr '\n' ' ' | sed 's/ $//')
       single=$(grep -A1 '^assertions, one at a time' "$run.log" | sed -n 's/.*context switches \([0-9.]*\)\/request.*/\1/p')
       loaded=$(grep -A1 '^assertions, open loop at' "$run.log" | sed -n 's/.*context switches \([0-9.]*\)\/request.*/\1/p' | tail -1)
-      echo "$(date -u +%H:%M:%S) round $round $alg $side: ratio ${ratio:-?}; p99/service ${open:-?}; context switches/request one at a time ${single:-?}, loaded ${loaded:-?}"
+      cpu=$(grep -A1 '^assertions, open loop at' "$run.log" | sed -n 's/.*server CPU \([0-9.]*\) ms\/request.*/\1 ms/p' | tail -1)
+      floor=$(sed -n 's/.*latency floor at that load: p99 [0-9.]* ms, \([0-9.]*\) x its service time.*/; floor \1x/p' "$run.log" | tail -1)
+      echo "$(date -u +%H:%M:%S) round $round $alg $side: ratio ${ratio:-?}; p99/service ${open:-?}${floor}; server CPU/request loaded ${cpu:-?}; context switches/request one at a time ${single:-?}, loaded ${loaded:-?}"
     done
   done
 done
