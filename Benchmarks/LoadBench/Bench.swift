@@ -51,10 +51,8 @@ final class Bench {
     /// The server's process id, when it runs on this machine and the caller named it (for its CPU and memory).
     var serverPID: Int32?
 
-    static func difference(_ before: Double?, _ after: Double?) -> Double? {
-        guard let before, let after else { return nil }
-        return after - before
-    }
+    /// How long before a measured window opens the CPU counters are read (see `run`).
+    static let samplingLeadNanos: UInt64 = 20_000_000
 
     /// Sleeps until `deadline`, in steps of at most 20 ms, or until `done()` is true.
     static func sleep(until deadline: UInt64, unless done: () -> Bool) {
@@ -206,32 +204,28 @@ final class Bench {
         let shared = WorkerSet(workers: workers, workloads: workloads)
         // One more thread samples the CPU time the server and the bench use during the measured window.
         let serverPID = self.serverPID
-        let cpu = ResultSlots<(server: Double?, bench: Double?, machine: Double?, steal: Double?, switches: Double?, waited: Double?)>(1)
+        let cpu = ResultSlots<ProcessCPU.Usage>(1)
         let finished = Atomic<Int>(0)
         let measuredSeconds = TextReport.format(duration ?? options.duration, 1)
         let results = Threads.map(threads + 1) { index in
             guard index < threads else {
                 // Wakes early when every worker is done (a phase that ran out of requests, or lost the server).
                 let allDone = { finished.load(ordering: .acquiring) == threads }
+                // Reading /proc for every server thread takes a core for a moment: read just before the window
+                // opens, that moment delays warm-up requests only. Read as it opened, it made the slowest answer in
+                // the window's first 100 ms of attestations at 10 and 25 % load up to 4.5 times that of the
+                // median 100 ms (BENCHMARKS.md, nineteenth session). What the readings count is scaled from their
+                // span to the window's.
+                Self.sleep(until: clock.warmupEnd - min(Self.samplingLeadNanos, clock.warmupEnd), unless: allDone)
+                let before = ProcessCPU.Sample.take(serverPID: serverPID)
                 Self.sleep(until: clock.warmupEnd, unless: allDone)
                 // Said as it starts, for whoever attaches a profiler to the measured window (not for calibrations).
                 if name != "calibration" && !allDone() {
                     Console.line("  (\(name): measuring for \(measuredSeconds) s)")
                 }
-                let server = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
-                let switches = serverPID.flatMap { ProcessCPU.contextSwitches(pid: $0) }
-                let waited = serverPID.flatMap { ProcessCPU.runQueueWait(pid: $0) }
-                let bench = ProcessCPU.seconds(pid: nil)
-                let machine = ProcessCPU.machine()
                 Self.sleep(until: clock.end, unless: allDone)
-                let machineAfter = ProcessCPU.machine()
-                let serverAfter = serverPID.flatMap { ProcessCPU.seconds(pid: $0) }
-                let switchesAfter = serverPID.flatMap { ProcessCPU.contextSwitches(pid: $0) }
-                let waitedAfter = serverPID.flatMap { ProcessCPU.runQueueWait(pid: $0) }
-                let benchAfter = ProcessCPU.seconds(pid: nil)
-                cpu.set(0, (Self.difference(server, serverAfter), Self.difference(bench, benchAfter),
-                            Self.difference(machine?.busy, machineAfter?.busy), Self.difference(machine?.steal, machineAfter?.steal),
-                            Self.difference(switches, switchesAfter), Self.difference(waited, waitedAfter)))
+                let after = ProcessCPU.Sample.take(serverPID: serverPID)
+                cpu.set(0, after.usage(since: before, window: clock.end - clock.warmupEnd))
                 return PhaseResult()
             }
             defer { finished.add(1, ordering: .releasing) }
@@ -248,12 +242,13 @@ final class Bench {
         }
         var report = PhaseReport(name: name, kinds: kinds, pacing: pacingName, targetRate: targetRate, connections: connections,
                                  streams: streams, result: merged, bound: bound)
-        report.serverCPUSeconds = cpu.values[0].server
-        report.benchCPUSeconds = cpu.values[0].bench
-        report.machineBusyCPUSeconds = cpu.values[0].machine
-        report.stolenCPUSeconds = cpu.values[0].steal
-        report.serverContextSwitches = cpu.values[0].switches
-        report.serverRunQueueWaitSeconds = cpu.values[0].waited
+        let usage = cpu.values[0]
+        report.serverCPUSeconds = usage.server
+        report.benchCPUSeconds = usage.bench
+        report.machineBusyCPUSeconds = usage.machineBusy
+        report.stolenCPUSeconds = usage.stolen
+        report.serverContextSwitches = usage.serverContextSwitches
+        report.serverRunQueueWaitSeconds = usage.serverRunQueueWait
         if let cryptoBound = self.bound, merged.ok > 0 {
             let crypto = kinds.reduce(0.0) {
                 $0 + Double(merged.kinds[$1.rawValue].ok) * cryptoBound.cryptoCPUSeconds($1, algorithm: tokenAlgorithm)

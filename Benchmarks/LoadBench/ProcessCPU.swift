@@ -3,6 +3,55 @@ import Glibc
 /// CPU time (user + system) a process has used, from /proc: how much of the machine the server and the bench
 /// each took during a phase, whatever else was running.
 enum ProcessCPU {
+    /// The counters a phase reports, read at one moment.
+    struct Sample: Sendable {
+        /// CLOCK_MONOTONIC nanoseconds halfway through the reading.
+        var at: UInt64
+        var server: Double?
+        var serverContextSwitches: Double?
+        var serverRunQueueWait: Double?
+        var bench: Double?
+        var machine: (busy: Double, steal: Double)?
+
+        static func take(serverPID: Int32?) -> Sample {
+            let started = MonotonicTime.nanoseconds()
+            var sample = Sample(
+                at: 0, server: serverPID.flatMap { seconds(pid: $0) },
+                serverContextSwitches: serverPID.flatMap { contextSwitches(pid: $0) },
+                serverRunQueueWait: serverPID.flatMap { runQueueWait(pid: $0) }, bench: seconds(pid: nil),
+                machine: ProcessCPU.machine())
+            sample.at = started + (MonotonicTime.nanoseconds() - started) / 2
+            return sample
+        }
+
+        /// What the counters did from `before` to this sample, scaled to a `window` that the two samples span
+        /// (with a little before it): as if read at the window's edges, at the rate they ran between the samples.
+        /// A span shorter than the window (a phase that ended early) is not scaled up.
+        func usage(since before: Sample, window: UInt64) -> Usage {
+            let scale = at > before.at ? min(1, Double(window) / Double(at - before.at)) : 1
+            func counted(_ first: Double?, _ last: Double?) -> Double? {
+                guard let first, let last else { return nil }
+                return (last - first) * scale
+            }
+            return Usage(
+                server: counted(before.server, server), bench: counted(before.bench, bench),
+                machineBusy: counted(before.machine?.busy, machine?.busy), stolen: counted(before.machine?.steal, machine?.steal),
+                serverContextSwitches: counted(before.serverContextSwitches, serverContextSwitches),
+                serverRunQueueWait: counted(before.serverRunQueueWait, serverRunQueueWait))
+        }
+    }
+
+    /// CPU seconds, context switches and run-queue waits counted over a measured window (nil where /proc could not
+    /// tell).
+    struct Usage: Sendable, Equatable {
+        var server: Double?
+        var bench: Double?
+        var machineBusy: Double?
+        var stolen: Double?
+        var serverContextSwitches: Double?
+        var serverRunQueueWait: Double?
+    }
+
     /// Seconds of CPU used so far by `pid` (nil: this process), or nil if /proc cannot tell.
     static func seconds(pid: Int32?) -> Double? {
         let path = pid.map { "/proc/\($0)/stat" } ?? "/proc/self/stat"
