@@ -242,13 +242,7 @@ final class Bench {
         }
         var report = PhaseReport(name: name, kinds: kinds, pacing: pacingName, targetRate: targetRate, connections: connections,
                                  streams: streams, result: merged, bound: bound)
-        let usage = cpu.values[0]
-        report.serverCPUSeconds = usage.server
-        report.benchCPUSeconds = usage.bench
-        report.machineBusyCPUSeconds = usage.machineBusy
-        report.stolenCPUSeconds = usage.stolen
-        report.serverContextSwitches = usage.serverContextSwitches
-        report.serverRunQueueWaitSeconds = usage.serverRunQueueWait
+        report.cpu = cpu.values[0]
         if let cryptoBound = self.bound, merged.ok > 0 {
             let crypto = kinds.reduce(0.0) {
                 $0 + Double(merged.kinds[$1.rawValue].ok) * cryptoBound.cryptoCPUSeconds($1, algorithm: tokenAlgorithm)

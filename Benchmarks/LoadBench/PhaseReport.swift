@@ -12,21 +12,14 @@ struct PhaseReport: Sendable {
     var result: PhaseResult
     /// Requests per second if only crypto cost anything (nil for challenges alone).
     var bound: Double?
-    /// CPU seconds the server and the bench used during the measured window (when the server's pid is known).
-    var serverCPUSeconds: Double?
-    var benchCPUSeconds: Double?
-    /// CPU seconds the whole machine was busy in the window (server, bench and everything else), and stolen.
-    var machineBusyCPUSeconds: Double?
-    var stolenCPUSeconds: Double?
-    /// Context switches of the server's threads in the window.
-    var serverContextSwitches: Double?
-    /// Seconds the server's threads spent runnable but waiting for a core, in the window.
-    var serverRunQueueWaitSeconds: Double?
+    /// What the server, the bench and the machine used during the measured window (the server's parts only when
+    /// its pid is known).
+    var cpu = ProcessCPU.Usage()
 
     /// CPU seconds other processes (other engineers' builds, say) took in the window.
     var otherCPUSeconds: Double? {
-        guard let machineBusyCPUSeconds, let serverCPUSeconds, let benchCPUSeconds else { return nil }
-        return max(0, machineBusyCPUSeconds - serverCPUSeconds - benchCPUSeconds)
+        guard let busy = cpu.machineBusy, let server = cpu.server, let bench = cpu.bench else { return nil }
+        return max(0, busy - server - bench)
     }
     /// CPU seconds of crypto an average successful request of this phase needs (OpenSSL's rates).
     var cryptoCPUSecondsPerRequest: Double?
@@ -40,20 +33,20 @@ struct PhaseReport: Sendable {
 
     /// Server CPU seconds per successful request in the window.
     var serverCPUSecondsPerRequest: Double? {
-        guard let serverCPUSeconds, result.ok > 0 else { return nil }
-        return serverCPUSeconds / Double(result.ok)
+        guard let server = cpu.server, result.ok > 0 else { return nil }
+        return server / Double(result.ok)
     }
 
     /// Server context switches per successful request in the window.
     var serverContextSwitchesPerRequest: Double? {
-        guard let serverContextSwitches, result.ok > 0 else { return nil }
-        return serverContextSwitches / Double(result.ok)
+        guard let switches = cpu.serverContextSwitches, result.ok > 0 else { return nil }
+        return switches / Double(result.ok)
     }
 
     /// Seconds the server's threads waited for a core, per successful request.
     var serverRunQueueWaitPerRequest: Double? {
-        guard let serverRunQueueWaitSeconds, result.ok > 0 else { return nil }
-        return serverRunQueueWaitSeconds / Double(result.ok)
+        guard let waited = cpu.serverRunQueueWait, result.ok > 0 else { return nil }
+        return waited / Double(result.ok)
     }
 
     /// The share of the server's CPU time that was the crypto itself: the bound's ratio with other load on the

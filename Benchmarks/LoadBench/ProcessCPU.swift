@@ -41,14 +41,17 @@ enum ProcessCPU {
         }
     }
 
-    /// CPU seconds, context switches and run-queue waits counted over a measured window (nil where /proc could not
-    /// tell).
+    /// What was counted over a measured window (nil where /proc could not tell).
     struct Usage: Sendable, Equatable {
+        /// CPU seconds the server and the bench used.
         var server: Double?
         var bench: Double?
+        /// CPU seconds the whole machine was busy (server, bench and everything else), and stolen.
         var machineBusy: Double?
         var stolen: Double?
+        /// Context switches of the server's threads.
         var serverContextSwitches: Double?
+        /// Seconds the server's threads spent runnable but waiting for a core.
         var serverRunQueueWait: Double?
     }
 

@@ -220,16 +220,16 @@ enum ReportFiles {
             out.field("tablesBoundPerSecond", tables)
             out.field("ratioToTablesBound", ratio)
         }
-        if let seconds = report.serverCPUSeconds { out.field("serverCPUSeconds", seconds) }
-        if let seconds = report.benchCPUSeconds { out.field("benchCPUSeconds", seconds) }
+        if let seconds = report.cpu.server { out.field("serverCPUSeconds", seconds) }
+        if let seconds = report.cpu.bench { out.field("benchCPUSeconds", seconds) }
         if let seconds = report.otherCPUSeconds { out.field("otherProcessesCPUSeconds", seconds) }
-        if let seconds = report.stolenCPUSeconds { out.field("stolenCPUSeconds", seconds) }
+        if let seconds = report.cpu.stolen { out.field("stolenCPUSeconds", seconds) }
         if let seconds = report.serverCPUSecondsPerRequest { out.field("serverCPUSecondsPerRequest", seconds) }
         if let seconds = report.cryptoCPUSecondsPerRequest { out.field("cryptoCPUSecondsPerRequest", seconds) }
         if let efficiency = report.cpuEfficiency { out.field("cpuEfficiency", efficiency) }
-        if let switches = report.serverContextSwitches { out.field("serverContextSwitches", switches) }
+        if let switches = report.cpu.serverContextSwitches { out.field("serverContextSwitches", switches) }
         if let switches = report.serverContextSwitchesPerRequest { out.field("serverContextSwitchesPerRequest", switches) }
-        if let waited = report.serverRunQueueWaitSeconds { out.field("serverRunQueueWaitSeconds", waited) }
+        if let waited = report.cpu.serverRunQueueWait { out.field("serverRunQueueWaitSeconds", waited) }
         if let waited = report.serverRunQueueWaitPerRequest { out.field("serverRunQueueWaitSecondsPerRequest", waited) }
         out.field("exhausted", report.result.exhausted)
         out.field("timedOut", report.result.timedOut)

@@ -53,16 +53,16 @@ enum TextReport {
             var cpu = "  server CPU \(format(server * 1e3, 3)) ms/request"
             if let crypto = report.cryptoCPUSecondsPerRequest, crypto > 0 { cpu += ", of which crypto \(format(crypto * 1e3, 3)) ms" }
             if let efficiency = report.cpuEfficiency { cpu += " (CPU efficiency \(format(efficiency, 3)))" }
-            if let total = report.serverCPUSeconds, report.result.measuredSeconds > 0 {
+            if let total = report.cpu.server, report.result.measuredSeconds > 0 {
                 cpu += "; server used \(format(total / report.result.measuredSeconds, 2)) cores"
             }
-            if let bench = report.benchCPUSeconds, report.result.measuredSeconds > 0 {
+            if let bench = report.cpu.bench, report.result.measuredSeconds > 0 {
                 cpu += ", bench \(format(bench / report.result.measuredSeconds, 2))"
             }
             if let others = report.otherCPUSeconds, report.result.measuredSeconds > 0 {
                 cpu += ", other processes \(format(others / report.result.measuredSeconds, 2))"
             }
-            if let stolen = report.stolenCPUSeconds, stolen > 0.01, report.result.measuredSeconds > 0 {
+            if let stolen = report.cpu.stolen, stolen > 0.01, report.result.measuredSeconds > 0 {
                 cpu += ", stolen \(format(stolen / report.result.measuredSeconds, 2))"
             }
             if let switches = report.serverContextSwitchesPerRequest {
@@ -123,7 +123,7 @@ enum TextReport {
     /// half busy, since requests that arrive spaced out cost more each than requests served in a batch.
     static func coresBusy(_ report: PhaseReport, cores: Int) -> String? {
         let seconds = report.result.measuredSeconds
-        guard seconds > 0, cores > 0, let server = report.serverCPUSeconds, let bench = report.benchCPUSeconds else {
+        guard seconds > 0, cores > 0, let server = report.cpu.server, let bench = report.cpu.bench else {
             return nil
         }
         let other = report.otherCPUSeconds ?? 0
