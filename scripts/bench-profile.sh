@@ -42,8 +42,9 @@ if [ -z "$found" ]; then
   echo "bench-profile: the run ended without a window named \"$window\" (see $out/bench.log)" >&2
   exit 1
 fi
-# The newest attestd: bench.sh starts one per token algorithm, and only the current one is running.
-PID=$(pgrep -n -f -- " serve --config " || true)
+# bench.sh's own attestd, its child (one per token algorithm, and only the current one runs): not whichever
+# attestd on this machine started last, which may be a `make run` beside it.
+PID=$(pgrep -P "$run" -f -- " serve --config " || true)
 [ -n "$PID" ] || { echo "bench-profile: no attestd running" >&2; wait "$run" || true; exit 1; }
 sleep "${DELAY:-0.3}"
 PID="$PID" sh -c "$command" || echo "bench-profile: the command failed" >&2
