@@ -7,8 +7,9 @@
 # `--phases assertion --no-floor`, the open loop at OPEN_FRACTIONS (default 0.5), no idle-connection check. FLOOR=1
 # measures the latency floor in each run too (about 8 s more a run). Other scripts/bench.sh settings (STORE,
 # CONNECTIONS, STREAMS, BENCH_ARGS, ...) pass through. It prints one line per run (the closed loop's ratio to the
-# bound; p99 ÷ service time at each open-loop load, and with FLOOR=1 the floor's at the last; the server's CPU a
-# request at the last open-loop load; its context switches a request one at a time and at the last open-loop load)
+# bound; p99 ÷ service time at each open-loop load, and with FLOOR=1 the floor's at the last load and at the rate that
+# kept the cores as busy as attestd kept them there; the server's CPU a request at the last open-loop load; its context
+# switches a request one at a time and at the last open-loop load)
 # and keeps every run's reports in .bench/ab-<UTC time>/. Odd rounds run A first, even rounds B first: the same
 # binary on both sides came out lower on the second side in 7 of 8 pairs once (BENCHMARKS.md, twenty-first session),
 # so a fixed order could pass for a difference between the binaries.
@@ -40,7 +41,8 @@ for round in $(seq 1 "$rounds"); do
       loaded=$(grep -A1 '^assertions, open loop at' "$run.log" | sed -n 's/.*context switches \([0-9.]*\)\/request.*/\1/p' | tail -1 || true)
       cpu=$(grep -A1 '^assertions, open loop at' "$run.log" | sed -n 's/.*server CPU \([0-9.]*\) ms\/request.*/\1 ms/p' | tail -1 || true)
       floor=$(sed -n 's/.*latency floor at that load: p99 [0-9.]* ms, \([0-9.]*\) x its service time.*/; floor \1x/p' "$run.log" | tail -1)
-      echo "$(date -u +%H:%M:%S) round $round $alg $side: ratio ${ratio:-?}; p99/service ${open:-?}${floor}; server CPU/request loaded ${cpu:-?}; context switches/request one at a time ${single:-?}, loaded ${loaded:-?}"
+      busy_floor=$(sed -n "s/.*latency floor at attestd's busy cores (\([0-9.]*\) of [0-9]*): .*, \([0-9.]*\) x its service time.*/ (at attestd's \1 busy cores \2x)/p" "$run.log" | tail -1)
+      echo "$(date -u +%H:%M:%S) round $round $alg $side: ratio ${ratio:-?}; p99/service ${open:-?}${floor}${busy_floor}; server CPU/request loaded ${cpu:-?}; context switches/request one at a time ${single:-?}, loaded ${loaded:-?}"
     done
   done
 done

@@ -21,6 +21,8 @@ final class Bench {
     private(set) var serviceTime: [RequestKind: Double] = [:]
     /// Each exchange's latency floor at its open-loop loads (`LatencyFloor`), when measured.
     private(set) var floors: [RequestKind: LatencyUnderLoad] = [:]
+    /// Each exchange's latency floor at the rate that kept the cores as busy as attestd at its highest load.
+    private(set) var floorsAtServerBusy: [RequestKind: LatencyFloor.BusyMatch] = [:]
     /// Each kind's closed-loop rate in this run.
     private(set) var saturatedRates: [RequestKind: Double] = [:]
     var idle: IdleConnectionsReport?
@@ -309,14 +311,20 @@ final class Bench {
     }
 
     /// The latency floor at `kind`'s open-loop loads: the same arrival rates on a loopback server that runs only
-    /// the exchange's crypto.
-    private func measureFloor(_ kind: RequestKind, loads: [(fraction: Double, arrivalsPerSecond: Double)]) throws(BenchError) {
+    /// the exchange's crypto; and once more at the rate that keeps the cores as busy as attestd kept them at
+    /// `busiest`, its highest load (no faster than `ceiling`, the crypto bound with attestd's tables: the most the
+    /// floor's cores can serve).
+    private func measureFloor(
+        _ kind: RequestKind, loads: [(fraction: Double, arrivalsPerSecond: Double)], busiest: PhaseReport?, ceiling: Double?
+    ) throws(BenchError) {
         Console.line("  (\(kind.name)s: latency floor, the same loads on a server with only the crypto: measuring)")
         let floor = LatencyFloor(operations: CryptoBound.tablesOperations(for: kind, algorithm: tokenAlgorithm),
                                  connections: options.connections, warmupSeconds: 0.3, seconds: options.floorSeconds)
-        let measured = try floor.measure(loads)
-        floors[kind] = measured
-        Console.line(TextReport.latencyUnderLoad(kind, measured, label: "latency floor"))
+        let match = busiest?.coresBusy.flatMap { cores in ceiling.map { (cores: cores, ceiling: $0) } }
+        let measured = try floor.measure(loads, busyToMatch: match)
+        floors[kind] = measured.sweep
+        floorsAtServerBusy[kind] = measured.atServerBusy
+        Console.line(TextReport.latencyUnderLoad(kind, measured.sweep, label: "latency floor"))
     }
 
     func record(_ report: PhaseReport) {
@@ -385,7 +393,9 @@ final class Bench {
             }
             if options.floor, !options.openFractions.isEmpty {
                 if LatencyFloor.applies(toHost: options.host) {
-                    try measureFloor(kind, loads: options.openFractions.map { ($0, saturatedRate * $0) })
+                    let busiest = reports.last { $0.kinds == [kind] && $0.openFraction == options.openFractions.max() }
+                    try measureFloor(kind, loads: options.openFractions.map { ($0, saturatedRate * $0) }, busiest: busiest,
+                                     ceiling: saturated.tablesBound)
                 } else {
                     Console.line("  (\(kind.name)s: no latency floor: it measures this machine, and the server is not on its loopback)")
                 }

@@ -13,6 +13,11 @@ import Glibc
 /// latency from each request's scheduled time, as the open-loop phases do. Where the floor holds p99 within 3 × its
 /// own service time and attestd does not, the gap is attestd's; where the floor misses too, the machine bounds the
 /// target at that load.
+///
+/// At the same arrival rate the floor keeps the cores less busy than attestd does (it has no framing, no state and no
+/// hand-offs), and on this machine the tail follows how busy the cores are (BENCHMARKS.md, twenty-second session). So
+/// the floor is measured once more at the rate that keeps the cores as busy as attestd kept them at its highest load:
+/// that point says what this machine allows any server at attestd's busyness.
 struct LatencyFloor: Sendable {
     static let messageBytes = 64
     /// What the server thread runs for each request.
@@ -31,13 +36,41 @@ struct LatencyFloor: Sendable {
         host.split(separator: ".").first == "127"
     }
 
-    /// The one-at-a-time service time (its p50), then a point at each load.
-    func measure(_ loads: [(fraction: Double, arrivalsPerSecond: Double)]) throws(BenchError) -> LatencyUnderLoad {
+    /// The floor at the rate that kept the cores as busy as the server under test kept them.
+    struct BusyMatch: Sendable, Equatable {
+        /// Cores the machine kept busy while the server under test ran at its highest load.
+        var serverCoresBusy: Double
+        /// The floor's point at the matching rate; its `fraction` is that rate over the server's saturating rate.
+        var point: LatencyUnderLoad.Point
+    }
+
+    struct Measurement: Sendable {
+        var sweep: LatencyUnderLoad
+        var atServerBusy: BusyMatch?
+    }
+
+    /// The arrival rate at which the floor keeps `cores` busy: its busiest measured point's rate, scaled by how much
+    /// busier the cores are to be, and at most `ceiling`. The floor's busy cores grow about in proportion to its rate;
+    /// the part that does not (the machine's own background) makes a rate scaled up keep the cores a little less busy
+    /// than asked (1.65 for 1.80 in one run), which only flatters the floor. Nil when no point measured enough busy
+    /// time to scale from.
+    static func rate(matching cores: Double, from points: [LatencyUnderLoad.Point], ceiling: Double) -> Double? {
+        guard cores > 0, let busiest = points.filter({ ($0.coresBusy ?? 0) >= 0.05 }).max(by: { $0.coresBusy! < $1.coresBusy! })
+        else { return nil }
+        return min(ceiling, busiest.arrivalsPerSecond * cores / busiest.coresBusy!)
+    }
+
+    /// The one-at-a-time service time (its p50), then a point at each load; and with `busyToMatch`, a point at the
+    /// rate (at most `ceiling` a second) that keeps the cores as busy as the server under test kept them.
+    func measure(
+        _ loads: [(fraction: Double, arrivalsPerSecond: Double)],
+        busyToMatch: (cores: Double, ceiling: Double)? = nil
+    ) throws(BenchError) -> Measurement {
         let sockets = try LoopbackPairs(count: connections)
         defer { sockets.close() }
         let operations = operations
         let (warmup, seconds, minimumMeasured) = (warmupSeconds, seconds, minimumMeasured)
-        let results = Threads.map(connections + 1) { index -> LatencyUnderLoad? in
+        let results = Threads.map(connections + 1) { index -> Measurement? in
             guard index == sockets.clients.count else {
                 Self.serve(sockets.servers[index], operations: operations)
                 return nil
@@ -48,22 +81,30 @@ struct LatencyFloor: Sendable {
             // Each server thread makes its keys first (RSA keys take a while): nothing is timed before all answered.
             guard client.answerOneEach(),
                   let service = client.oneAtATime(warmup: warmup, seconds: seconds) else { return nil }
-            var points: [LatencyUnderLoad.Point] = []
-            for load in loads {
+            let point = { (fraction: Double, rate: Double) -> LatencyUnderLoad.Point? in
                 let busyBefore = ProcessCPU.machine()?.busy
                 let started = MonotonicTime.nanoseconds()
-                guard let latency = client.openLoop(rate: load.arrivalsPerSecond, warmup: warmup, seconds: seconds) else {
-                    return nil
-                }
+                guard let latency = client.openLoop(rate: rate, warmup: warmup, seconds: seconds) else { return nil }
                 let elapsed = MonotonicTime.seconds(MonotonicTime.nanoseconds() - started)
                 let busy = ProcessCPU.machine()?.busy
-                points.append(LatencyUnderLoad.Point(
-                    fraction: load.fraction, arrivalsPerSecond: load.arrivalsPerSecond,
+                return LatencyUnderLoad.Point(
+                    fraction: fraction, arrivalsPerSecond: rate,
                     p50Seconds: latency.value(atPercentile: 50).secondsValue,
                     p99Seconds: latency.value(atPercentile: 99).secondsValue,
-                    coresBusy: busyBefore.flatMap { before in busy.map { ($0 - before) / elapsed } }))
+                    coresBusy: busyBefore.flatMap { before in busy.map { ($0 - before) / elapsed } })
             }
-            return LatencyUnderLoad(serviceSeconds: service.value(atPercentile: 50).secondsValue, points: points)
+            var points: [LatencyUnderLoad.Point] = []
+            for load in loads {
+                guard let measured = point(load.fraction, load.arrivalsPerSecond) else { return nil }
+                points.append(measured)
+            }
+            let sweep = LatencyUnderLoad(serviceSeconds: service.value(atPercentile: 50).secondsValue, points: points)
+            guard let match = busyToMatch,
+                  let rate = Self.rate(matching: match.cores, from: points, ceiling: match.ceiling),
+                  let load = loads.first(where: { $0.arrivalsPerSecond > 0 })
+            else { return Measurement(sweep: sweep) }
+            guard let matched = point(rate * load.fraction / load.arrivalsPerSecond, rate) else { return nil }
+            return Measurement(sweep: sweep, atServerBusy: BusyMatch(serverCoresBusy: match.cores, point: matched))
         }
         guard let floor = results.last ?? nil else { throw BenchError("latency floor: a loopback connection failed") }
         return floor

@@ -21,6 +21,11 @@ struct PhaseReport: Sendable {
         guard let busy = cpu.machineBusy, let server = cpu.server, let bench = cpu.bench else { return nil }
         return max(0, busy - server - bench)
     }
+    /// Cores the whole machine kept busy in the window, on average: the server, the bench and everything else.
+    var coresBusy: Double? {
+        guard result.measuredSeconds > 0, let server = cpu.server, let bench = cpu.bench else { return nil }
+        return (server + bench + (otherCPUSeconds ?? 0)) / result.measuredSeconds
+    }
     /// CPU seconds of crypto an average successful request of this phase needs (OpenSSL's rates).
     var cryptoCPUSecondsPerRequest: Double?
 

@@ -172,7 +172,16 @@ enum ReportFiles {
             $0.object {
                 for (kind, floor) in bench.floors.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
                     $0.key(kind.name)
-                    $0.object { latencyUnderLoad(floor, &$0) }
+                    $0.object {
+                        latencyUnderLoad(floor, &$0)
+                        if let match = bench.floorsAtServerBusy[kind] {
+                            $0.key("atServerBusy")
+                            $0.object {
+                                $0.field("serverCoresBusy", match.serverCoresBusy)
+                                point(match.point, of: floor, &$0)
+                            }
+                        }
+                    }
                 }
             }
             $0.key("phases")
@@ -192,17 +201,19 @@ enum ReportFiles {
         if let missing = sweep.lowestMissing { out.field("lowestFractionMissing", missing.fraction) }
         out.key("points")
         out.array {
-            for point in sweep.points {
-                $0.object {
-                    $0.field("fraction", point.fraction)
-                    $0.field("arrivalsPerSecond", point.arrivalsPerSecond)
-                    $0.field("p50Ms", point.p50Seconds * 1e3)
-                    $0.field("p99Ms", point.p99Seconds * 1e3)
-                    $0.field("p99OverServiceTime", sweep.multiple(point))
-                    if let busy = point.coresBusy { $0.field("coresBusy", busy) }
-                }
+            for measured in sweep.points {
+                $0.object { point(measured, of: sweep, &$0) }
             }
         }
+    }
+
+    private static func point(_ point: LatencyUnderLoad.Point, of sweep: LatencyUnderLoad, _ out: inout JSONOut) {
+        out.field("fraction", point.fraction)
+        out.field("arrivalsPerSecond", point.arrivalsPerSecond)
+        out.field("p50Ms", point.p50Seconds * 1e3)
+        out.field("p99Ms", point.p99Seconds * 1e3)
+        out.field("p99OverServiceTime", sweep.multiple(point))
+        if let busy = point.coresBusy { out.field("coresBusy", busy) }
     }
 
     private static func phase(_ report: PhaseReport, _ out: inout JSONOut) {

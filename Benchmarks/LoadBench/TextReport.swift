@@ -123,14 +123,25 @@ enum TextReport {
     /// half busy, since requests that arrive spaced out cost more each than requests served in a batch.
     static func coresBusy(_ report: PhaseReport, cores: Int) -> String? {
         let seconds = report.result.measuredSeconds
-        guard seconds > 0, cores > 0, let server = report.cpu.server, let bench = report.cpu.bench else {
+        guard cores > 0, let busy = report.coresBusy, let server = report.cpu.server, let bench = report.cpu.bench else {
             return nil
         }
         let other = report.otherCPUSeconds ?? 0
-        let busy = (server + bench + other) / seconds
         return """
             cores busy \(format(busy, 2)) of \(cores), \(percent(busy / Double(cores))): server \(format(server / seconds, 2)), \
             bench \(format(bench / seconds, 2)), other processes \(format(other / seconds, 2))
+            """
+    }
+
+    /// The floor at the rate that kept the cores as busy as attestd kept them at its highest load.
+    static func floorAtServerBusy(_ match: LatencyFloor.BusyMatch, floor: LatencyUnderLoad, cores: Int) -> String {
+        let point = match.point
+        return """
+                latency floor at attestd's busy cores (\(format(match.serverCoresBusy, 2)) of \(cores)): \
+            \(format(point.arrivalsPerSecond, 0))/s (\(percent(point.fraction)) of attestd's saturating rate), \
+            p99 \(format(point.p99Seconds * 1e3, 2)) ms, \(format(floor.multiple(point), 2)) x its service time \
+            (\(floor.meets(point) ? "the floor meets the target at these busy cores" : "the floor misses it too at these busy cores")\
+            \(point.coresBusy.map { "; cores busy \(format($0, 2)) of \(cores)" } ?? ""))
             """
     }
 
@@ -171,10 +182,13 @@ enum TextReport {
                     Console.line("""
                             latency floor at that load: p99 \(format(same.p99Seconds * 1e3, 2)) ms, \
                         \(format(floor.multiple(same), 2)) x its service time \(format(floor.serviceSeconds * 1e3, 2)) ms \
-                        (\(floor.meets(same) ? "the machine allows the target here" : "the machine misses it here too"); \
+                        (\(floor.meets(same) ? "the floor meets the target at this rate" : "the floor misses it too"); \
                         this p99 is \(format(point.p99Seconds / max(same.p99Seconds, 1e-9), 1)) x the floor's\
                         \(same.coresBusy.map { "; cores busy \(format($0, 2)) of \(bench.cores)" } ?? ""))
                         """)
+                    if let match = bench.floorsAtServerBusy[kind], point.fraction == sweep.points.last?.fraction {
+                        Console.line(floorAtServerBusy(match, floor: floor, cores: bench.cores))
+                    }
                 }
             }
         }

@@ -76,10 +76,12 @@ struct CoresBusyTests {
         var report = PhaseReport(name: "assertions, open loop at 50%", kinds: [.assertion], pacing: "open", targetRate: 100,
                                  connections: 8, streams: 16, result: result, bound: nil)
         #expect(TextReport.coresBusy(report, cores: 2) == nil, "no CPU figures without the server's pid")
+        #expect(report.coresBusy == nil)
         report.cpu.server = 5.84
         report.cpu.bench = 1.32
         report.cpu.machineBusy = 7.2
         #expect(TextReport.coresBusy(report, cores: 2)
             == "cores busy 1.80 of 2, 90%: server 1.46, bench 0.33, other processes 0.01")
+        #expect(abs((report.coresBusy ?? 0) - 1.8) < 1e-9)
     }
 }
