@@ -62,7 +62,8 @@ struct BenchOptions: Sendable {
           --open-fraction F[,F...]      open loop at each F x the saturating rate (default 0.5; 0: none)
           --no-single                   skip the one-request-at-a-time service-time phases
           --no-floor                    skip the latency floor: the same loads on a loopback server that runs only
-                                        the exchange's crypto, one thread per connection (what the machine allows;
+                                        the exchange's crypto, one thread per connection, and once more at the rate
+                                        that keeps the cores as busy as the server did (what the machine allows;
                                         measured only when --host is a loopback address)
           --floor-seconds S             seconds per latency floor measurement, after 0.3 s untimed (default 2)
           --replay-every N              replay one in N successful exchanges; all must be refused (default 50)

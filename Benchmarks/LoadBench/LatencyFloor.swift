@@ -10,14 +10,14 @@ import Glibc
 /// operations (attestd's verification through tables and the token signature: what `tablesBound` counts), and
 /// writes 64 bytes back: one wake-up per request, no framing, no hand-off between threads, no state store. One
 /// client thread sends at the open loop's uniform arrival times, round robin over the connections, and counts
-/// latency from each request's scheduled time, as the open-loop phases do. Where the floor holds p99 within 3 × its
-/// own service time and attestd does not, the gap is attestd's; where the floor misses too, the machine bounds the
-/// target at that load.
+/// latency from each request's scheduled time, as the open-loop phases do. Where the floor misses the target, the
+/// machine bounds it at that load.
 ///
-/// At the same arrival rate the floor keeps the cores less busy than attestd does (it has no framing, no state and no
-/// hand-offs), and on this machine the tail follows how busy the cores are (BENCHMARKS.md, twenty-second session). So
-/// the floor is measured once more at the rate that keeps the cores as busy as attestd kept them at its highest load:
-/// that point says what this machine allows any server at attestd's busyness.
+/// Where the floor holds p99 within 3 × its own service time and attestd does not, the floor still had it easier: at
+/// the same arrival rate it keeps the cores less busy than attestd does (it has no framing, no state and no hand-offs),
+/// and on this machine the tail follows how busy the cores are (BENCHMARKS.md, twenty-second session). So the floor is
+/// measured once more at the rate that keeps the cores as busy as attestd kept them at its highest load: that point
+/// says what this machine allows any server at attestd's busyness.
 struct LatencyFloor: Sendable {
     static let messageBytes = 64
     /// What the server thread runs for each request.
@@ -55,9 +55,11 @@ struct LatencyFloor: Sendable {
     /// than asked (1.65 for 1.80 in one run), which only flatters the floor. Nil when no point measured enough busy
     /// time to scale from.
     static func rate(matching cores: Double, from points: [LatencyUnderLoad.Point], ceiling: Double) -> Double? {
-        guard cores > 0, let busiest = points.filter({ ($0.coresBusy ?? 0) >= 0.05 }).max(by: { $0.coresBusy! < $1.coresBusy! })
-        else { return nil }
-        return min(ceiling, busiest.arrivalsPerSecond * cores / busiest.coresBusy!)
+        let measured = points.compactMap { point in point.coresBusy.map { (rate: point.arrivalsPerSecond, busy: $0) } }
+        guard cores > 0, let busiest = measured.filter({ $0.busy >= 0.05 }).max(by: { $0.busy < $1.busy }) else {
+            return nil
+        }
+        return min(ceiling, busiest.rate * cores / busiest.busy)
     }
 
     /// The one-at-a-time service time (its p50), then a point at each load; and with `busyToMatch`, a point at the
