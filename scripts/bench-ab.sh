@@ -5,7 +5,7 @@
 # usage: scripts/bench-ab.sh BINARY_A BINARY_B [ROUNDS (3)]
 # Each round runs scripts/bench.sh once per token algorithm (TOKENS, default "RS256 ES256") with A and with B:
 # `--phases assertion --no-floor`, the open loop at OPEN_FRACTIONS (default 0.5), no idle-connection check. FLOOR=1
-# measures the latency floor in each run too (about 8 s more a run). Other scripts/bench.sh settings (STORE,
+# measures the latency floor in each run too (about 10 s more a run). Other scripts/bench.sh settings (STORE,
 # CONNECTIONS, STREAMS, BENCH_ARGS, ...) pass through. It prints one line per run (the closed loop's ratio to the
 # bound; p99 ÷ service time at each open-loop load, and with FLOOR=1 the floor's at the last load and at the rate that
 # kept the cores as busy as attestd kept them there; the server's CPU a request at the last open-loop load; its context
