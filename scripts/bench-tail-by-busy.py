@@ -8,6 +8,7 @@ cores and prints, per bin, how many met p99 <= 3 x service time and the median m
 usage: scripts/bench-tail-by-busy.py FILE...   (the bench's printed output: .bench/*/standard-*.txt, and
        .bench/ab-*/*/standard-*.txt for scripts/bench-ab.sh's runs)
 """
+import math
 import re
 import sys
 from collections import defaultdict
@@ -17,7 +18,7 @@ ATTESTD = re.compile(
     r"(?:met|MISSED) \(cores busy ([\d.]+) of \d+")
 FLOOR = re.compile(r"latency floor at (?:that load|attestd's busy cores[^:]*): .*?([\d.]+) x its service time .*"
                    r"cores busy ([\d.]+) of \d+")
-BINS = [(0.0, 0.8), (0.8, 1.0), (1.0, 1.2), (1.2, 1.4), (1.4, 1.6), (1.6, 9.9)]
+BINS = [(0.0, 0.8), (0.8, 1.0), (1.0, 1.2), (1.2, 1.4), (1.4, 1.6), (1.6, math.inf)]
 ALLOWED = 3.0
 
 
@@ -52,7 +53,7 @@ def main(paths):
                 multiples = sorted(binned.get((who, algorithm, low, high), []))
                 if multiples:
                     met = sum(1 for m in multiples if m <= ALLOWED)
-                    label = f"{low:.1f}-{high:.1f}" if high < 9 else f">={low:.1f}"
+                    label = f">={low:.1f}" if high == math.inf else f"{low:.1f}-{high:.1f}"
                     cells.append(f"{label}: met {met}/{len(multiples)}, median {multiples[len(multiples) // 2]:.2f}")
             print(f"{algorithm} {who:8s} " + " | ".join(cells))
     return 0
