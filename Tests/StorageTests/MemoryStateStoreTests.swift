@@ -16,15 +16,29 @@ struct MemoryStateStoreTests {
         AttestedKeyRecord(keyID: [id], appID: "1:1:ios:a", environment: "development", publicKey: [4], firstSeen: 1_000, lastSeen: 1_000)
     }
 
-    @Test("consumes a challenge once, and forgets it only after it expired")
+    @Test("consumes a challenge once, and forgets it only after its expiry and the clock-skew allowance have passed")
     func challenges() throws {
         let store = store
         #expect(try store.consumeChallenge([1], expiresAt: 1_300))
         #expect(try !store.consumeChallenge([1], expiresAt: 1_300))
         clock.advance(299)
         #expect(try !store.consumeChallenge([1], expiresAt: 1_300))
+        // Past its expiry, within the allowance: still known, even to a caller that offers a later expiry.
         clock.advance(2)
+        #expect(try !store.consumeChallenge([1], expiresAt: 1_600))
+        clock.advance(60)
         _ = try store.consumeChallenge([2], expiresAt: 1_600)  // triggers a sweep
+        #expect(try store.consumeChallenge([1], expiresAt: 1_600))
+    }
+
+    @Test("keeps a consumed challenge for the configured clock-skew allowance past its expiry")
+    func configuredAllowance() throws {
+        let clock = self.clock
+        let store = MemoryStateStore(clock: { clock.now.load(ordering: .relaxed) }, clockSkewSeconds: 5)
+        #expect(try store.consumeChallenge([1], expiresAt: 1_010))
+        clock.advance(15)
+        #expect(try !store.consumeChallenge([1], expiresAt: 1_600))
+        clock.advance(1)
         #expect(try store.consumeChallenge([1], expiresAt: 1_600))
     }
 
@@ -78,13 +92,13 @@ struct MemoryStateStoreTests {
         #expect(try store.consumeToken("jti-2", expiresAt: 1_300))
     }
 
-    @Test("consumes each of 5,000 challenges once across the shards, and forgets every one once expired")
+    @Test("consumes each of 5,000 challenges once across the shards, and forgets every one once expired and past the allowance")
     func manyChallenges() throws {
         let store = store
         let nonces = (0..<5_000).map { (index: Int) -> [UInt8] in withUnsafeBytes(of: index) { Array($0) } }
         for nonce in nonces { #expect(try store.consumeChallenge(nonce, expiresAt: 1_010)) }
         #expect(try nonces.allSatisfy { try !store.consumeChallenge($0, expiresAt: 1_010) })
-        clock.advance(11)
-        #expect(try nonces.allSatisfy { try store.consumeChallenge($0, expiresAt: 1_030) })
+        clock.advance(71)
+        #expect(try nonces.allSatisfy { try store.consumeChallenge($0, expiresAt: 1_100) })
     }
 }

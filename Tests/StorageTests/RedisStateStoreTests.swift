@@ -108,10 +108,61 @@ struct RedisStateStoreTests {
         #expect(try first.consumeChallenge(Array("n".utf8), expiresAt: expiresAt))
         #expect(try second.consumeChallenge(Array("n".utf8), expiresAt: expiresAt))
         #expect(try first.consumeToken("jti", expiresAt: expiresAt))
-        #expect(try server.cli(["EXPIRETIME", "one:challenge:n"]) == String(expiresAt))
-        #expect(try server.cli(["EXPIRETIME", "one:token:jti"]) == String(expiresAt))
+        #expect(try server.cli(["EXPIRETIME", "one:challenge:n"]) == String(expiresAt + 60))
+        #expect(try server.cli(["EXPIRETIME", "one:token:jti"]) == String(expiresAt + 60))
         try first.registerKey(record(1))
         #expect(try second.attestedKey([1]) == nil)
+    }
+
+    @Test("keeps consumed challenges and tokens until their expiry plus the configured clock-skew allowance")
+    func allowance() throws {
+        let server = try RedisServer()
+        var configuration = RedisConfiguration(port: server.port, keyPrefix: "p:")
+        configuration.clockSkewSeconds = 90
+        let store = RedisStateStore(configuration)
+        let expiresAt = self.expiresAt
+        try store.registerKey(record(1))
+        #expect(try store.consumeChallenge(Array("a".utf8), expiresAt: expiresAt))
+        #expect(try store.consumeToken("jti", expiresAt: expiresAt))
+        #expect(try store.consumeChallenge(Array("b".utf8), expiresAt: expiresAt, thenRegister: record(2)))
+        #expect(try store.consumeChallenge(Array("c".utf8), expiresAt: expiresAt, thenAdvance: [1], to: 1, now: 1_001)
+                == .counter(.advanced))
+        for key in ["p:challenge:a", "p:token:jti", "p:challenge:b", "p:challenge:c"] {
+            #expect(try server.cli(["EXPIRETIME", key]) == String(expiresAt + 90), "\(key)")
+        }
+    }
+
+    @Test("a node whose clock runs 5 s behind Redis's can neither use one challenge twice nor one that expired by Redis's clock")
+    func nodeBehindRedis() throws {
+        let server = try RedisServer()
+        let store = RedisStateStore(RedisConfiguration(port: server.port))
+        try store.registerKey(record(1))
+        let time = try server.cli(["TIME"]).split(whereSeparator: \.isNewline)
+        let redisNow = try #require(time.first.flatMap { Int64($0) })
+        let nodeNow = redisNow - 5
+        // Expired 2 s ago for Redis; still valid for 3 s by the node's clock, which is why the node offers it.
+        let expired = redisNow - 2
+        #expect(expired > nodeNow)
+        for _ in 0..<3 {
+            #expect(try !store.consumeChallenge([1], expiresAt: expired))
+            #expect(try !store.consumeToken("late", expiresAt: expired))
+            #expect(try !store.consumeChallenge([2], expiresAt: expired, thenRegister: record(2)))
+            #expect(try store.consumeChallenge([3], expiresAt: expired, thenAdvance: [1], to: 5, now: nodeNow) == .challengeReplayed)
+        }
+        #expect(try store.attestedKey([2]) == nil)
+        #expect(try store.attestedKey([1])?.counter == 0)
+        // Valid for both: used once; once Redis's clock has passed its expiry, the node, 4 s short of it, replays it
+        // in vain.
+        let soon = redisNow + 1
+        #expect(try store.consumeChallenge([4], expiresAt: soon))
+        #expect(try store.consumeToken("soon", expiresAt: soon))
+        let wait = Double(soon) + 0.05 - Date().timeIntervalSince1970
+        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+        #expect(soon > nodeNow + 1)
+        for _ in 0..<3 {
+            #expect(try !store.consumeChallenge([4], expiresAt: soon))
+            #expect(try !store.consumeToken("soon", expiresAt: soon))
+        }
     }
 
     @Test("selects the configured database")

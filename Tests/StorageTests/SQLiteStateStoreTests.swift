@@ -118,7 +118,7 @@ struct SQLiteStateStoreTests {
         #expect(outcomes.filter { (try? $0.get()) == .notIncreasing(stored: 9) }.count == 15)
     }
 
-    @Test("sweeps expired challenges and tokens in bounded batches, and only expired ones")
+    @Test("sweeps challenges and tokens in bounded batches once their expiry and the clock-skew allowance have passed, and only those")
     func sweep() throws {
         let clock = TestClock()
         let store = try SQLiteStateStore(SQLiteConfiguration(path: path, sweepIntervalSeconds: 0, sweepBatchSize: 2, clock: clock.source))
@@ -128,6 +128,12 @@ struct SQLiteStateStoreTests {
         for token in 0..<3 { #expect(try store.consumeToken("t\(token)", expiresAt: now + 10)) }
         #expect(try store.sweepExpired() == 0)
         clock.set(now + 11)
+        #expect(try store.sweepExpired() == 0)
+        #expect(try !store.consumeChallenge([0], expiresAt: now + 10))
+        #expect(try !store.consumeToken("t0", expiresAt: now + 10))
+        clock.set(now + 10 + 60)
+        #expect(try store.sweepExpired() == 0)
+        clock.set(now + 10 + 61)
         #expect(try store.sweepExpired() == 8)
         let raw = RawSQLite(path)
         #expect(raw.integer("SELECT count(*) FROM used_challenges") == 3)
@@ -138,12 +144,14 @@ struct SQLiteStateStoreTests {
     @Test("deletes expired records in the background")
     func backgroundSweep() throws {
         let clock = TestClock()
-        let store = try SQLiteStateStore(SQLiteConfiguration(path: path, sweepIntervalSeconds: 0.05, clock: clock.source))
+        var configuration = SQLiteConfiguration(path: path, sweepIntervalSeconds: 0.05, clock: clock.source)
+        configuration.clockSkewSeconds = 3
+        let store = try SQLiteStateStore(configuration)
         #expect(try store.consumeChallenge([1], expiresAt: clock.now + 5))
         #expect(try store.consumeToken("jti", expiresAt: clock.now + 5))
         let raw = RawSQLite(path)
         #expect(raw.integer("SELECT count(*) FROM used_challenges") == 1)
-        clock.set(clock.now + 6)
+        clock.set(clock.now + 9)
         // Waits for the sweeper thread, not for a duration: the loop ends as soon as the rows are gone.
         var remaining: Int64?
         for _ in 0..<200 {

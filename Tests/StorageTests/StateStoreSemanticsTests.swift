@@ -11,17 +11,71 @@ struct StateStoreSemanticsTests {
                           firstSeen: time, lastSeen: time, receipt: [0x30, 0x80, 0x00], riskMetric: 3)
     }
 
-    @Test("consumes a challenge once, and again only after it expired", arguments: StoreKind.allCases)
+    @Test("consumes a challenge once, and never again, not even after it expired", arguments: StoreKind.allCases)
     func challenges(kind: StoreKind) throws {
-        let fixture = try StoreFixture(kind)
+        let fixture = try StoreFixture(kind, clockSkewSeconds: 1)
         let store = fixture.store
         let expiresAt = fixture.now + 2
         #expect(try store.consumeChallenge([1, 2, 3], expiresAt: expiresAt))
         #expect(try !store.consumeChallenge([1, 2, 3], expiresAt: expiresAt))
         #expect(try store.consumeChallenge([1, 2, 4], expiresAt: expiresAt))
-        fixture.passExpiry(of: expiresAt)
-        #expect(try store.consumeChallenge([1, 2, 3], expiresAt: fixture.now + 300))
-        #expect(try !store.consumeChallenge([1, 2, 3], expiresAt: fixture.now + 300))
+        fixture.passExpiry(of: expiresAt + 1)
+        #expect(try !store.consumeChallenge([1, 2, 3], expiresAt: expiresAt))
+        #expect(try !store.consumeChallenge([1, 2, 3], expiresAt: expiresAt))
+        #expect(try store.consumeChallenge([1, 2, 5], expiresAt: fixture.now + 300))
+    }
+
+    @Test("refuses a challenge consumed 1 ms after its expiry, every time, whether it was consumed before or not",
+          arguments: StoreKind.allCases)
+    func challengeAtExpiry(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let expiresAt = fixture.now + 1
+        #expect(try store.consumeChallenge([7, 1], expiresAt: expiresAt))
+        fixture.reach(expiresAt)
+        for _ in 0..<3 {
+            #expect(try !store.consumeChallenge([7, 1], expiresAt: expiresAt))
+            #expect(try !store.consumeChallenge([7, 2], expiresAt: expiresAt))
+        }
+    }
+
+    @Test("refuses a limited-use token consumed 1 ms after its expiry, every time, whether it was consumed before or not",
+          arguments: StoreKind.allCases)
+    func tokenAtExpiry(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let expiresAt = fixture.now + 1
+        #expect(try store.consumeToken("jti-used", expiresAt: expiresAt))
+        fixture.reach(expiresAt)
+        for _ in 0..<3 {
+            #expect(try !store.consumeToken("jti-used", expiresAt: expiresAt))
+            #expect(try !store.consumeToken("jti-fresh", expiresAt: expiresAt))
+        }
+    }
+
+    @Test("refuses a challenge at its expiry in the combined writes, and neither registers the key nor advances its counter",
+          arguments: StoreKind.allCases)
+    func combinedWritesAtExpiry(kind: StoreKind) throws {
+        let fixture = try StoreFixture(kind)
+        let store = fixture.store
+        let expiresAt = fixture.now + 1
+        try store.registerKey(Self.record([3], at: fixture.now))
+        fixture.reach(expiresAt)
+        #expect(try !store.consumeChallenge([8, 1], expiresAt: expiresAt, thenRegister: Self.record([4], at: fixture.now)))
+        #expect(try store.attestedKey([4]) == nil)
+        #expect(try store.consumeChallenge([8, 2], expiresAt: expiresAt, thenAdvance: [3], to: 5, now: fixture.now) == .challengeReplayed)
+        #expect(try store.attestedKey([3])?.counter == 0)
+        let registered = Completions<Bool>()
+        store.consumeChallenge([8, 3], expiresAt: expiresAt, thenRegister: Self.record([5], at: fixture.now), completion: registered.completion)
+        #expect(try registered.wait().get() == false)
+        #expect(try store.attestedKey([5]) == nil)
+        let advanced = Completions<ChallengeThenCounter>()
+        store.consumeChallenge([8, 4], expiresAt: expiresAt, thenAdvance: [3], to: 6, now: fixture.now, completion: advanced.completion)
+        #expect(try advanced.wait().get() == .challengeReplayed)
+        let token = Completions<Bool>()
+        store.consumeToken("jti-late", expiresAt: expiresAt, completion: token.completion)
+        #expect(try token.wait().get() == false)
+        #expect(try store.attestedKey([3])?.counter == 0)
     }
 
     @Test("only the in-memory store says it may be called from an event loop", arguments: StoreKind.allCases)
@@ -30,16 +84,17 @@ struct StateStoreSemanticsTests {
         #expect(fixture.store.answersWithoutWaiting == (kind == .memory))
     }
 
-    @Test("consumes a limited-use token once, and again only after it expired", arguments: StoreKind.allCases)
+    @Test("consumes a limited-use token once, and never again, not even after it expired", arguments: StoreKind.allCases)
     func tokens(kind: StoreKind) throws {
-        let fixture = try StoreFixture(kind)
+        let fixture = try StoreFixture(kind, clockSkewSeconds: 1)
         let store = fixture.store
         let expiresAt = fixture.now + 2
         #expect(try store.consumeToken("jti-1", expiresAt: expiresAt))
         #expect(try !store.consumeToken("jti-1", expiresAt: expiresAt))
         #expect(try store.consumeToken("jti-2", expiresAt: expiresAt))
-        fixture.passExpiry(of: expiresAt)
-        #expect(try store.consumeToken("jti-1", expiresAt: fixture.now + 300))
+        fixture.passExpiry(of: expiresAt + 1)
+        #expect(try !store.consumeToken("jti-1", expiresAt: expiresAt))
+        #expect(try store.consumeToken("jti-3", expiresAt: fixture.now + 300))
     }
 
     @Test("keeps nonces and key ids apart byte for byte, zero bytes included", arguments: StoreKind.allCases)

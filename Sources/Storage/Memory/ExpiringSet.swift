@@ -1,4 +1,4 @@
-/// Members that are forgotten once their expiry second has passed. They are filed by that second, so forgetting
+/// Members that are forgotten once their last second has passed. They are filed by that second, so forgetting
 /// touches only what has expired, and memory stays bounded by the rate of inserts times their lifetime.
 struct ExpiringSet<Member: Hashable & Sendable>: Sendable {
     private var members: Set<Member> = []
@@ -6,15 +6,16 @@ struct ExpiringSet<Member: Hashable & Sendable>: Sendable {
     /// Every second up to this one has been swept.
     private var sweptThrough: Int64?
 
-    /// Inserts `member` unless it is already present (and not yet expired at `now`); returns whether it inserted.
-    mutating func insert(_ member: Member, expiresAt: Int64, now: Int64) -> Bool {
+    /// Inserts `member`, to be kept through the second `keepUntil`, unless it is already present (and not yet
+    /// forgotten at `now`); returns whether it inserted.
+    mutating func insert(_ member: Member, keepUntil: Int64, now: Int64) -> Bool {
         sweep(now: now)
         guard members.insert(member).inserted else { return false }
-        expiring[expiresAt, default: []].append(member)
+        expiring[keepUntil, default: []].append(member)
         return true
     }
 
-    /// Drops the members whose expiry second has passed since the last sweep.
+    /// Drops the members whose last second has passed since the last sweep.
     private mutating func sweep(now: Int64) {
         let from = sweptThrough.map { $0 + 1 } ?? Swift.min(expiring.keys.min() ?? now, now)
         guard from < now else { return }

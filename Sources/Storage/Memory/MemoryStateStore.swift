@@ -1,15 +1,20 @@
 /// The state of one process, in memory: for tests and for a single node that may forget everything on restart.
-/// Expired challenges and tokens are swept as new ones arrive (`ExpiringSet`), so memory stays bounded by the rate
+/// A challenge or token at or past its expiry is refused (`ExpiryRule`); consumed ones are swept as new ones arrive
+/// once their expiry plus the clock-skew allowance has passed (`ExpiringSet`), so memory stays bounded by the rate
 /// times the TTL. Every table is split into shards (`Sharded`), so that no caller waits while another's table grows.
 public final class MemoryStateStore: StateStore {
     let challenges = Sharded { ExpiringSet<[UInt8]>() }
     let tokens = Sharded { ExpiringSet<String>() }
     let keys = Sharded { KeyShard() }
     private let clock: @Sendable () -> Int64
+    private let clockSkewSeconds: Int64
 
-    /// - Parameter clock: unix seconds now, for sweeping expired records (injectable for tests).
-    public init(clock: @escaping @Sendable () -> Int64) {
+    /// - Parameters:
+    ///   - clock: unix seconds now, for refusing and sweeping expired records (injectable for tests).
+    ///   - clockSkewSeconds: how long past its expiry a consumed record is kept.
+    public init(clock: @escaping @Sendable () -> Int64, clockSkewSeconds: Int64 = ExpiryRule.defaultClockSkewSeconds) {
         self.clock = clock
+        self.clockSkewSeconds = clockSkewSeconds
     }
 
     /// A lock held for a few hash-table operations: nothing to wait for.
@@ -17,12 +22,16 @@ public final class MemoryStateStore: StateStore {
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64) throws(StoreError) -> Bool {
         let now = clock()
-        return challenges.withLock(for: nonce) { $0.insert(nonce, expiresAt: expiresAt, now: now) }
+        guard ExpiryRule.isLive(expiresAt: expiresAt, now: now) else { return false }
+        let keepUntil = ExpiryRule.keepUntil(expiresAt, clockSkewSeconds: clockSkewSeconds)
+        return challenges.withLock(for: nonce) { $0.insert(nonce, keepUntil: keepUntil, now: now) }
     }
 
     public func consumeToken(_ tokenID: String, expiresAt: Int64) throws(StoreError) -> Bool {
         let now = clock()
-        return tokens.withLock(for: tokenID) { $0.insert(tokenID, expiresAt: expiresAt, now: now) }
+        guard ExpiryRule.isLive(expiresAt: expiresAt, now: now) else { return false }
+        let keepUntil = ExpiryRule.keepUntil(expiresAt, clockSkewSeconds: clockSkewSeconds)
+        return tokens.withLock(for: tokenID) { $0.insert(tokenID, keepUntil: keepUntil, now: now) }
     }
 
     public func registerKey(_ record: AttestedKeyRecord) throws(StoreError) {

@@ -25,6 +25,8 @@ public struct RedisConfiguration: Sendable {
     public var tls: RedisTLSConfiguration?
     /// When set, the master is found through these sentinels and `host` and `port` are not used.
     public var sentinel: RedisSentinelConfiguration?
+    /// How long past its expiry a consumed challenge or token is kept (`ExpiryRule`).
+    public var clockSkewSeconds: Int64 = ExpiryRule.defaultClockSkewSeconds
 
     public init(host: String = "127.0.0.1", port: Int = 6379, username: String? = nil, password: String? = nil,
                 database: Int = 0, keyPrefix: String = "attestd:", poolSize: Int = 8,

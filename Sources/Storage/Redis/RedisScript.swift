@@ -39,35 +39,54 @@ struct RedisScript: Sendable {
         return 1
         """)
 
-    /// KEYS[1] the challenge, KEYS[2] the key's hash; ARGV challenge expiry, then as `advanceCounter`. Returns {4}
-    /// when the challenge was used before (the counter untouched), else what `advanceCounter` returns.
+    /// KEYS[1] the challenge or token; ARGV its expiry, the second until which it is kept (expiry plus the clock-skew
+    /// allowance). Returns 1 the first time, 0 when it was used before or its expiry is at or before the server's
+    /// `TIME`: the server's clock judges, so a node whose clock runs behind cannot consume what has already expired,
+    /// which `SET NX EXAT <a second already past>` would accept every time (the key is set and dropped at once).
+    static let consume = RedisScript(name: "consume", source: """
+        \(consumeOnce)
+        return 1
+        """)
+
+    /// KEYS[1] the challenge, KEYS[2] the key's hash; ARGV challenge expiry and keep-until (as `consume`), then as
+    /// `advanceCounter`. Returns {4} when the challenge was used before or has expired (the counter untouched), else
+    /// what `advanceCounter` returns.
     static let consumeThenAdvance = RedisScript(name: "consume-advance", source: """
-        if not redis.call('SET', KEYS[1], '1', 'NX', 'EXAT', ARGV[1]) then return {4} end
+        if tonumber(ARGV[1]) <= tonumber(redis.call('TIME')[1]) then return {4} end
+        if not redis.call('SET', KEYS[1], '1', 'NX', 'EXAT', ARGV[2]) then return {4} end
         local state = redis.call('HMGET', KEYS[2], 'counter', 'revoked')
         if not state[1] then return {3} end
         if state[2] == '1' then return {2} end
         local stored = tonumber(state[1])
-        if stored >= tonumber(ARGV[2]) then return {1, stored} end
-        redis.call('HSET', KEYS[2], 'counter', ARGV[2], 'last_seen', ARGV[3])
+        if stored >= tonumber(ARGV[3]) then return {1, stored} end
+        redis.call('HSET', KEYS[2], 'counter', ARGV[3], 'last_seen', ARGV[4])
         return {0}
         """)
 
     /// KEYS[1] the challenge, KEYS[2] the key's hash, KEYS[3] the receipt refresher's schedule; ARGV challenge
-    /// expiry, then as `registerKey` (the schedule likewise). Returns 0 when the challenge was used before (nothing
-    /// registered), else 1.
+    /// expiry and keep-until (as `consume`), then as `registerKey` (the schedule likewise). Returns 0 when the
+    /// challenge was used before or has expired (nothing registered), else 1.
     static let consumeThenRegister = RedisScript(name: "consume-register", source: """
-        if not redis.call('SET', KEYS[1], '1', 'NX', 'EXAT', ARGV[1]) then return 0 end
+        \(consumeOnce)
         if redis.call('EXISTS', KEYS[2]) == 0 then
-          redis.call('HSET', KEYS[2], 'first_seen', ARGV[5], 'counter', ARGV[7], 'revoked', ARGV[8])
+          redis.call('HSET', KEYS[2], 'first_seen', ARGV[6], 'counter', ARGV[8], 'revoked', ARGV[9])
         end
-        if ARGV[9] == '1' then redis.call('ZADD', KEYS[3], 'NX', 0, KEYS[2]) end
-        redis.call('HSET', KEYS[2], 'app', ARGV[2], 'env', ARGV[3], 'public_key', ARGV[4], 'last_seen', ARGV[6])
-        if ARGV[9] == '1' then redis.call('HSET', KEYS[2], 'receipt', ARGV[10]) else redis.call('HDEL', KEYS[2], 'receipt') end
-        if ARGV[11] == '1' then redis.call('HSET', KEYS[2], 'risk', ARGV[12]) else redis.call('HDEL', KEYS[2], 'risk') end
+        if ARGV[10] == '1' then redis.call('ZADD', KEYS[3], 'NX', 0, KEYS[2]) end
+        redis.call('HSET', KEYS[2], 'app', ARGV[3], 'env', ARGV[4], 'public_key', ARGV[5], 'last_seen', ARGV[7])
+        if ARGV[10] == '1' then redis.call('HSET', KEYS[2], 'receipt', ARGV[11]) else redis.call('HDEL', KEYS[2], 'receipt') end
+        if ARGV[12] == '1' then redis.call('HSET', KEYS[2], 'risk', ARGV[13]) else redis.call('HDEL', KEYS[2], 'risk') end
         return 1
         """)
 
-    static let all = [advanceCounter, registerKey, revokeKey, consumeThenAdvance, consumeThenRegister]
+    /// The consume-once step that `consume` and `consumeThenRegister` start with (KEYS[1], ARGV[1] expiry, ARGV[2]
+    /// keep-until): returns 0 from the script for an expired or used record. Scripts replicate their effects (Redis
+    /// 5 and later), so reading `TIME` before a write is allowed.
+    private static let consumeOnce = """
+        if tonumber(ARGV[1]) <= tonumber(redis.call('TIME')[1]) then return 0 end
+        if not redis.call('SET', KEYS[1], '1', 'NX', 'EXAT', ARGV[2]) then return 0 end
+        """
+
+    static let all = [advanceCounter, registerKey, revokeKey, consume, consumeThenAdvance, consumeThenRegister]
 
     init(name: String, source: String) {
         self.name = name

@@ -1,5 +1,6 @@
-/// The state store of a cluster: every node talks to the same Redis. Consuming a challenge or token is one
-/// `SET key 1 NX EXAT expiresAt` (Redis drops it at expiry); each key is a hash, changed only by server-side
+/// The state store of a cluster: every node talks to the same Redis. Consuming a challenge or token is one script
+/// (`RedisScript.consume`) that refuses it at or past its expiry by the server's clock, else sets it with
+/// `NX EXAT` its expiry plus the clock-skew allowance (Redis drops it then); each key is a hash, changed only by server-side
 /// scripts so that compare-and-advance, registration and revocation are atomic across nodes. Scripts are run with
 /// EVALSHA and loaded again when the server answers NOSCRIPT (after a restart or a failover). Writes are pipelined by
 /// the store's own I/O threads: those queued while one pipeline is on the wire go out together in the next
@@ -13,6 +14,7 @@ public final class RedisStateStore: StateStore {
     private let pool: RedisConnectionPool
     private let batcher: RedisBatcher
     private let prefix: String
+    private let clockSkewSeconds: Int64
     /// Commands per pipeline at most: enough to share a round trip widely, few enough that one reply of a batch
     /// never waits for thousands of others.
     static let maxPipeline = 256
@@ -30,6 +32,7 @@ public final class RedisStateStore: StateStore {
                                commandTimeout: .milliseconds(configuration.commandTimeoutMilliseconds),
                                orderedKeyPrefix: Array((configuration.keyPrefix + "key:").utf8), afterBatch: afterBatch)
         prefix = configuration.keyPrefix
+        clockSkewSeconds = configuration.clockSkewSeconds
     }
 
     /// Refuses new writes (each is answered with a `StoreError`), answers every write already queued (stored, or a
@@ -88,12 +91,12 @@ public final class RedisStateStore: StateStore {
 
     private func consumeThenRegister(_ nonce: [UInt8], _ expiresAt: Int64, _ record: AttestedKeyRecord) -> RedisCall {
         .script(.consumeThenRegister, keys: [key("challenge:", nonce), key("key:", record.keyID), receiptScheduleKey],
-                arguments: [max(1, expiresAt)] + Self.registration(record))
+                arguments: expiry(expiresAt) + Self.registration(record))
     }
 
     private func consumeThenAdvance(_ nonce: [UInt8], _ expiresAt: Int64, _ keyID: [UInt8], _ counter: UInt32, _ now: Int64) -> RedisCall {
         .script(.consumeThenAdvance, keys: [key("challenge:", nonce), key("key:", keyID)],
-                arguments: [max(1, expiresAt), Int64(counter), now])
+                arguments: expiry(expiresAt) + [Int64(counter), now])
     }
 
     private func registered(_ reply: RedisReply) throws(StoreError) -> Bool {
@@ -181,18 +184,20 @@ public final class RedisStateStore: StateStore {
         Array(prefix.utf8) + Array(kind.utf8) + id
     }
 
-    /// `SET key 1 NX EXAT expiresAt`: OK the first time, nil after.
+    /// `RedisScript.consume`: 1 the first time, 0 after or once expired.
     private func consumeOnce(_ key: [UInt8], expiresAt: Int64) -> RedisCall {
-        // EXAT must be positive; a record that expired long ago is dropped by Redis at once, as it should be.
-        .command(["SET", key, "1", "NX", "EXAT", max(1, expiresAt)])
+        .script(.consume, keys: [key], arguments: expiry(expiresAt))
+    }
+
+    /// The scripts' first two arguments: the expiry, and the second until which a consumed record is kept. EXAT
+    /// must be positive; a record kept until a second already past is refused by the script before it is set.
+    private func expiry(_ expiresAt: Int64) -> [any RedisArgument] {
+        [expiresAt, max(1, ExpiryRule.keepUntil(expiresAt, clockSkewSeconds: clockSkewSeconds))]
     }
 
     private func consumed(_ reply: RedisReply) throws(StoreError) -> Bool {
-        switch reply {
-        case .status: return true
-        case .null: return false
-        default: throw unexpected(reply, "SET")
-        }
+        guard let consumed = reply.integer else { throw unexpected(reply, "consume") }
+        return consumed == 1
     }
 
     /// Runs a script (in the next pipeline) and waits for its reply; an error reply is a `StoreError`.

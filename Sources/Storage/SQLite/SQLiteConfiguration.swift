@@ -31,6 +31,8 @@ public struct SQLiteConfiguration: Sendable {
     public var logRestartFrames: Int
     /// Unix seconds now, for deciding which records have expired (injectable for tests; the wall clock if nil).
     public var clock: (@Sendable () -> Int64)?
+    /// How long past its expiry a consumed challenge or token is kept before the sweeper may delete it.
+    public var clockSkewSeconds: Int64 = ExpiryRule.defaultClockSkewSeconds
 
     public init(path: String, durability: Durability = .processCrash, busyTimeoutMilliseconds: Int32 = 5_000,
                 maxBatchSize: Int = 512, sweepIntervalSeconds: Double = 30, sweepBatchSize: Int = 1_000,

@@ -55,17 +55,18 @@ enum SQLiteSchema {
         DROP TABLE consumed_challenges;
         """
 
-    /// Consume-once: inserts the challenge, or takes over its row if it has expired but was not swept yet, so one
-    /// change means "first use". Parameters: nonce, expires_at, now.
+    /// Consume-once: inserts the challenge if its expiry is after now, so one change means "first use". A row
+    /// already there is never taken over, even past its expiry: the sweeper deletes it only once the clock-skew
+    /// allowance has passed too (`ExpiryRule`). Parameters: nonce, expires_at, now.
     static let consumeChallenge = """
-        INSERT INTO used_challenges (expires_at, nonce) VALUES (?2, ?1)
-        ON CONFLICT (expires_at, nonce) DO UPDATE SET nonce = excluded.nonce WHERE used_challenges.expires_at < ?3
+        INSERT INTO used_challenges (expires_at, nonce) SELECT ?2, ?1 WHERE ?2 > ?3
+        ON CONFLICT (expires_at, nonce) DO NOTHING
         """
 
     /// The same for limited-use tokens. Parameters: jti, expires_at, now.
     static let consumeToken = """
-        INSERT INTO consumed_tokens (jti, expires_at) VALUES (?1, ?2)
-        ON CONFLICT (jti) DO UPDATE SET expires_at = excluded.expires_at WHERE consumed_tokens.expires_at < ?3
+        INSERT INTO consumed_tokens (jti, expires_at) SELECT ?1, ?2 WHERE ?2 > ?3
+        ON CONFLICT (jti) DO NOTHING
         """
 
     /// Registers a key, or refreshes a re-attested one while keeping its counter, revocation and first sighting.
@@ -108,7 +109,7 @@ enum SQLiteSchema {
     /// A key's risk metric alone. Parameter: key_id.
     static let selectRiskMetric = "SELECT risk_metric FROM attested_keys WHERE key_id = ?1"
 
-    /// Deletes at most ?2 rows that expired before ?1.
+    /// Deletes at most ?2 rows that expired before ?1 (now less the clock-skew allowance).
     static let sweepChallenges = """
         DELETE FROM used_challenges WHERE (expires_at, nonce) IN
             (SELECT expires_at, nonce FROM used_challenges WHERE expires_at < ?1 ORDER BY expires_at LIMIT ?2)

@@ -6,8 +6,8 @@ import Synchronization
 /// Several processes on one host may open the same file: SQLite's file locks serialise their write transactions
 /// and each waits up to the busy timeout for the others.
 ///
-/// Expired challenges and tokens are deleted by a background sweeper in bounded batches; an expired record that
-/// is still there does not block reuse of its nonce, because consuming takes over expired rows.
+/// A challenge or token at or past its expiry is refused, and a consumed one is never taken over (`ExpiryRule`):
+/// a background sweeper deletes it in bounded batches once its expiry plus the clock-skew allowance has passed.
 public final class SQLiteStateStore: StateStore {
     private let configuration: SQLiteConfiguration
     private let clock: @Sendable () -> Int64
@@ -52,7 +52,8 @@ public final class SQLiteStateStore: StateStore {
         }
         try SQLiteReceiptSchema.install(on: connection)
         writer = SQLiteWriter(connection: connection, maxBatchSize: configuration.maxBatchSize)
-        sweeper = SQLiteSweeper(writer: writer, clock: clock, batchSize: configuration.sweepBatchSize)
+        sweeper = SQLiteSweeper(writer: writer, clock: clock, batchSize: configuration.sweepBatchSize,
+                                clockSkewSeconds: configuration.clockSkewSeconds)
         readers = SQLiteReaderPool(path: configuration.path, busyTimeout: configuration.busyTimeoutMilliseconds)
         let checkpointConnection = try SQLiteConnection(path: configuration.path, create: false,
                                                         busyTimeout: configuration.busyTimeoutMilliseconds)
@@ -174,8 +175,8 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    /// Deletes the challenges and tokens that have expired, one bounded batch per transaction, and returns how many
-    /// went. The background sweeper calls this every `sweepIntervalSeconds`.
+    /// Deletes the challenges and tokens whose expiry plus the clock-skew allowance has passed, one bounded batch
+    /// per transaction, and returns how many went. The background sweeper calls this every `sweepIntervalSeconds`.
     @discardableResult
     public func sweepExpired() throws(StoreError) -> Int {
         try sweeper.sweep()

@@ -5,7 +5,8 @@ enum SQLiteWrite: Sendable {
     case registerKey(AttestedKeyRecord)
     case advanceCounter(keyID: [UInt8], counter: UInt32, now: Int64)
     case revokeKey(keyID: [UInt8], now: Int64)
-    case sweep(now: Int64, limit: Int)
+    /// Deletes at most `limit` challenges and as many tokens whose expiry is before `expiredBefore`.
+    case sweep(expiredBefore: Int64, limit: Int)
     /// The receipt refresher's claims and completions (`SQLiteReceiptWrite`).
     case receipts(SQLiteReceiptWrite)
     /// Two writes of one caller, in order in the same transaction (one round trip to the writer thread); the second
@@ -60,9 +61,9 @@ enum SQLiteWrite: Sendable {
             return .sequence(first: outcome, second: try then.perform(on: connection))
         case .receipts(let write):
             return .receipts(try write.perform(on: connection))
-        case .sweep(let now, let limit):
-            let challenges = try connection.run(SQLiteSchema.sweepChallenges, [.integer(now), .integer(Int64(limit))])
-            let tokens = try connection.run(SQLiteSchema.sweepTokens, [.integer(now), .integer(Int64(limit))])
+        case .sweep(let expiredBefore, let limit):
+            let challenges = try connection.run(SQLiteSchema.sweepChallenges, [.integer(expiredBefore), .integer(Int64(limit))])
+            let tokens = try connection.run(SQLiteSchema.sweepTokens, [.integer(expiredBefore), .integer(Int64(limit))])
             return .swept(challenges + tokens)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import Synchronization
 import Testing
 
 /// The three implementations of `StateStore`, so one semantic suite runs against each.
@@ -16,29 +17,35 @@ final class StoreFixture: @unchecked Sendable {
     let store: any StateStore
     let clock = TestClock()
     private let directory: TemporaryDirectory?
-    private let server: RedisServer?
+    /// The Redis server of a Redis fixture.
+    let server: RedisServer?
     private let certificates: TestCertificates?
 
-    init(_ kind: StoreKind) throws {
+    /// - Parameter clockSkewSeconds: how long past its expiry the store keeps a consumed record.
+    init(_ kind: StoreKind, clockSkewSeconds: Int64 = 60) throws {
         self.kind = kind
         switch kind {
         case .memory:
             directory = nil
             server = nil
             certificates = nil
-            store = MemoryStateStore(clock: clock.source)
+            store = MemoryStateStore(clock: clock.source, clockSkewSeconds: clockSkewSeconds)
         case .sqlite:
             let directory = try TemporaryDirectory("sqlite")
             self.directory = directory
             server = nil
             certificates = nil
-            store = try SQLiteStateStore(SQLiteConfiguration(path: directory.file("state.db"), clock: clock.source))
+            var configuration = SQLiteConfiguration(path: directory.file("state.db"), clock: clock.source)
+            configuration.clockSkewSeconds = clockSkewSeconds
+            store = try SQLiteStateStore(configuration)
         case .redis:
             directory = nil
             let server = try RedisServer()
             self.server = server
             certificates = nil
-            store = RedisStateStore(RedisConfiguration(port: server.port))
+            var configuration = RedisConfiguration(port: server.port)
+            configuration.clockSkewSeconds = clockSkewSeconds
+            store = RedisStateStore(configuration)
         case .redisTLS:
             directory = nil
             let certificates = try TestCertificates()
@@ -46,7 +53,9 @@ final class StoreFixture: @unchecked Sendable {
             let server = try RedisServer(tls: RedisServer.TLS(
                 certificate: certificates.server.certificate, key: certificates.server.key, caFile: certificates.caFile))
             self.server = server
-            store = RedisStateStore(RedisConfiguration(port: server.port, tls: RedisTLSConfiguration(caFilePath: certificates.caFile)))
+            var configuration = RedisConfiguration(port: server.port, tls: RedisTLSConfiguration(caFilePath: certificates.caFile))
+            configuration.clockSkewSeconds = clockSkewSeconds
+            store = RedisStateStore(configuration)
         }
     }
 
@@ -66,6 +75,17 @@ final class StoreFixture: @unchecked Sendable {
         }
         let wait = Double(expiresAt + 1) - Date().timeIntervalSince1970
         if wait > 0 { Thread.sleep(forTimeInterval: wait + 0.05) }
+    }
+
+    /// Lets time pass until one millisecond after `second` for this store: the test clock, whose unit is the
+    /// second, jumps to it; Redis, which reads its own clock, is waited for.
+    func reach(_ second: Int64) {
+        guard isRedis else {
+            clock.set(second)
+            return
+        }
+        let wait = Double(second) + 0.001 - Date().timeIntervalSince1970
+        if wait > 0 { Thread.sleep(forTimeInterval: wait) }
     }
 }
 
@@ -94,4 +114,23 @@ private final class Results<T: Sendable>: @unchecked Sendable {
     init(_ count: Int) { slots = Array(repeating: nil, count: count) }
     func set(_ index: Int, _ value: T) { lock.withLock { slots[index] = value } }
     var values: [T] { lock.withLock { slots.compactMap { $0 } } }
+}
+
+/// The one answer of a write handed over with a completion, waited for.
+final class Completions<Outcome: Sendable>: Sendable {
+    private let answer = Mutex<Result<Outcome, StoreError>?>(nil)
+
+    var completion: StoreCompletion<Outcome> {
+        { [self] outcome in answer.withLock { $0 = outcome } }
+    }
+
+    /// Waits (at most 10 s) for the answer; a `StoreError` if none came.
+    func wait() -> Result<Outcome, StoreError> {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let answer = answer.withLock({ $0 }) { return answer }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        return .failure(StoreError("no answer within 10 s"))
+    }
 }
