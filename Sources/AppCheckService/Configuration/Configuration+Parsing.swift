@@ -112,7 +112,8 @@ extension Configuration {
         adminReader?.rejectUnknownKeys(except: ["tokenHashes"])
         let admin = Admin(tokenHashes: adminReader.map { sha256Digests($0, "tokenHashes", what: "admin token") } ?? [])
 
-        let store = readStore(reader.object("store"), resolve: resolve)
+        let storeReader = reader.object("store")
+        let store = readStore(storeReader, resolve: resolve)
 
         let appleReader = reader.object("apple")
         appleReader?.rejectUnknownKeys(except: ["deviceCheckURL", "riskMetricURL", "caBundle"])
@@ -149,7 +150,7 @@ extension Configuration {
         checkUnique(projects.flatMap { [$0.number, $0.id] }, what: "project number or id", reader: reader)
         checkUnique(projects.flatMap { $0.apps.map(\.appID) }, what: "appId", reader: reader)
 
-        return Configuration(
+        var configuration = Configuration(
             listeners: listeners,
             eventLoops: reader.integer("eventLoops", default: 0, in: 0...256),
             logLevel: logLevel,
@@ -165,6 +166,8 @@ extension Configuration {
             projects: projects,
             apple: apple,
             gateway: readGateway(reader.object("gateway"), projects: projects))
+        configuration.storeClockSkewSeconds = storeReader?.integer("clockSkewSeconds", default: 60, in: 0...3_600) ?? 60
+        return configuration
     }
 
     private static func readApp(_ app: JSONFieldReader, projectNumber: String, resolve: (String) -> String) -> App {
@@ -206,13 +209,19 @@ extension Configuration {
         return parsed
     }
 
-    /// `store`: `{"kind":"memory"}` (the default), `{"kind":"sqlite","path":…,"durability":"processCrash"|"powerLoss"}`,
+    /// The SQLite file used when the configuration names no `store`, beside the configuration file, so that a
+    /// restart keeps the consumed challenges unless memory was asked for.
+    public static let defaultStateFileName = "attestd-state.sqlite"
+
+    /// `store`: absent (a SQLite file, `defaultStateFileName` beside the configuration), `{"kind":"memory"}`,
+    /// `{"kind":"sqlite","path":…,"durability":"processCrash"|"powerLoss"}`,
     /// or `{"kind":"redis","redis":{host, port, username, password or passwordFile, database, keyPrefix, poolSize,
     /// connectTimeoutMs, commandTimeoutMs, tls, sentinel}}`, where `tls` is `{caFile, serverName, certificate, privateKey}`,
-    /// every field optional (`{}` is TLS verified against the system's trust store, for the host's name).
+    /// every field optional (`{}` is TLS verified against the system's trust store, for the host's name). Every kind
+    /// takes `clockSkewSeconds` (0 to 3600, default 60), read beside this.
     private static func readStore(_ reader: JSONFieldReader?, resolve: (String) -> String) -> Store {
-        guard let reader else { return .memory }
-        reader.rejectUnknownKeys(except: ["kind", "path", "durability", "redis"])
+        guard let reader else { return .sqlite(path: resolve(defaultStateFileName), survivesPowerLoss: false) }
+        reader.rejectUnknownKeys(except: ["kind", "path", "durability", "redis", "clockSkewSeconds"])
         switch reader.string("kind") ?? "" {
         case "memory":
             return .memory

@@ -18,6 +18,9 @@ public struct Configuration: Sendable {
     /// The background receipt refresher (`Configuration+Receipts.swift`).
     public var receipts: Receipts = Receipts()
     public var store: Store
+    /// `store.clockSkewSeconds`: how long past its expiry a consumed challenge or token is kept, so that nodes whose
+    /// clocks disagree by up to this much still find it consumed.
+    public var storeClockSkewSeconds: Int = 60
     public var projects: [Project]
     /// Apple's DeviceCheck and risk-metric services: where they are and which CAs to trust.
     public var apple: AppleServices = AppleServices()
@@ -58,9 +61,10 @@ public struct Configuration: Sendable {
 
     /// Where the shared state lives (consumed challenges and tokens, key counters, the key registry).
     public enum Store: Sendable {
-        /// This process only: a restart forgets everything (tests, trials).
+        /// This process only: a restart forgets everything (tests, trials). Only when named.
         case memory
-        /// An embedded SQLite file (WAL): the default for one node; several processes on one host may share it.
+        /// An embedded SQLite file (WAL): the default for one node, `attestd-state.sqlite` beside the configuration
+        /// file when `store` is absent; several processes on one host may share it.
         case sqlite(path: String, survivesPowerLoss: Bool)
         /// A Redis server shared by every node of a cluster.
         case redis(Redis)

@@ -101,6 +101,10 @@ final class GatewayAuthorizer: Sendable {
             guard token.expiresAt - token.issuedAt <= TokenLifetime.limitedUse.seconds else {
                 return conclude(route, token: token, .refused("notLimitedUse"), requestID: requestID)
             }
+            // The token may have come from the cache: checked again just before the store consumes it.
+            guard Self.now() < token.expiresAt else {
+                return conclude(route, token: token, .refused(AppCheckTokenError.expired.reason), requestID: requestID)
+            }
             do {
                 guard try store.consumeToken(token.jti, expiresAt: token.expiresAt) else {
                     return conclude(route, token: token, .refused("alreadyConsumed"), requestID: requestID)

@@ -57,6 +57,7 @@ struct ExchangeAssertionHandler: UnaryHandler {
             // The key's risk metric is read first (only for apps whose tokens carry it): the completion below may
             // run on a Redis I/O thread, which must not wait for a read of its own.
             let riskMetric = try exchange.riskMetricClaim(app, artifact.keyID, context)
+            try exchange.checkStillLive(challenge, app: app, provider: .appAttest, context: context)
             // One write: the challenge is consumed, then the counter compared and advanced atomically. The token is
             // minted only once that is stored.
             store.consumeChallenge(

@@ -46,6 +46,7 @@ struct ExchangeAttestationHandler: UnaryHandler {
                 publicKey: verified.publicKey, firstSeen: now, lastSeen: now,
                 receipt: verified.receipt.isVerified ? (try? AttestationObject(request.attestationStatement))?.receipt : nil,
                 riskMetric: verified.receipt.riskMetric)
+            try exchange.checkStillLive(challenge, app: app, provider: .appAttest, context: context)
             // One write: the challenge is consumed and the key registered together, or neither. The artifact and
             // token are made only once that is stored.
             store.consumeChallenge(
@@ -84,6 +85,17 @@ extension ExchangeContext {
             return try challenges.open(bytes, appID: app.appID, now: Self.now())
         } catch {
             throw refuse(app: app.appID, provider: provider, reason: error.reason, context: context)
+        }
+    }
+}
+
+extension ExchangeContext {
+    /// Refuses a challenge that expired after it was opened on arrival (its request waited in the pool's queue, or
+    /// Apple's steps took their time): checked by this node's clock just before the store consumes it, which checks
+    /// again by its own.
+    func checkStillLive(_ challenge: OpenedChallenge, app: RegisteredApp, provider: Provider, context: RPCContext) throws(GRPCStatus) {
+        guard Self.now() < challenge.expiresAt else {
+            throw refuse(app: app.appID, provider: provider, reason: ChallengeError.expired.reason, context: context)
         }
     }
 }

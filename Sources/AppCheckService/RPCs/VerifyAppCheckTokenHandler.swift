@@ -26,6 +26,10 @@ struct VerifyAppCheckTokenHandler: UnaryHandler {
             } catch {
                 throw exchange.refuse(app: "", provider: .token, reason: error.reason, context: context)
             }
+            // Checked again just before the store consumes it, by this node's clock (the store checks by its own).
+            guard ExchangeContext.now() < token.expiresAt else {
+                throw exchange.refuse(app: "", provider: .token, reason: AppCheckTokenError.expired.reason, context: context)
+            }
             exchange.store.consumeToken(token.jti, expiresAt: token.expiresAt, completion: exchange.answer(reply, context) { first in
                 VerifyAppCheckTokenResponse(alreadyConsumed: !first)
             })

@@ -46,7 +46,7 @@ public final class AttestdService: Sendable {
             attestations: AttestationVerifier(
                 trustAnchorsDER: attestRoots, receiptVerifier: ReceiptVerifier(trustAnchorsDER: receiptRoots)),
             assertions: AssertionVerifier(),
-            store: try StateStores.open(configuration.store, logger: logger),
+            store: try StateStores.open(configuration.store, clockSkewSeconds: configuration.storeClockSkewSeconds, logger: logger),
             pool: pool,
             failures: failures)
         let gateway = GatewayAuthorizer.project(configuration.gateway, projects: configuration.projects).map { project in

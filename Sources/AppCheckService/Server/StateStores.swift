@@ -5,11 +5,13 @@ import Storage
 
 /// Opens the state store the configuration names.
 enum StateStores {
-    static func open(_ store: Configuration.Store, logger: Logger) throws -> any StateStore {
+    /// - Parameter clockSkewSeconds: how long past its expiry a consumed challenge or token is kept.
+    static func open(_ store: Configuration.Store, clockSkewSeconds: Int, logger: Logger) throws -> any StateStore {
+        let clockSkew = Int64(clockSkewSeconds)
         switch store {
         case .memory:
-            logger.warning("state is kept in memory: a restart forgets consumed challenges, counters and keys (set store)")
-            return MemoryStateStore(clock: { ExchangeContext.now() })
+            logger.warning("state is kept in memory (store.kind memory): a restart forgets consumed challenges, counters and keys")
+            return MemoryStateStore(clock: { ExchangeContext.now() }, clockSkewSeconds: clockSkew)
         case .sqlite(let path, let survivesPowerLoss):
             logger.info("state store: SQLite", [("path", path), ("durability", survivesPowerLoss ? "powerLoss" : "processCrash")])
             let directory = (path as NSString).deletingLastPathComponent
@@ -17,7 +19,9 @@ enum StateStores {
                 try FileManager.default.createDirectory(
                     atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
-            return try SQLiteStateStore(SQLiteConfiguration(path: path, durability: survivesPowerLoss ? .powerLoss : .processCrash))
+            var configuration = SQLiteConfiguration(path: path, durability: survivesPowerLoss ? .powerLoss : .processCrash)
+            configuration.clockSkewSeconds = clockSkew
+            return try SQLiteStateStore(configuration)
         case .redis(let redis):
             logger.info("state store: Redis", [
                 ("host", redis.host), ("port", String(redis.port)), ("keyPrefix", redis.keyPrefix),
@@ -26,7 +30,7 @@ enum StateStores {
                 ("clientCertificate", redis.tls?.certificatePath ?? "-"),
                 ("sentinelMaster", redis.sentinel?.masterName ?? "-"),
             ])
-            let store = RedisStateStore(RedisConfiguration(
+            var configuration = RedisConfiguration(
                 host: redis.host, port: redis.port, username: redis.username, password: redis.password,
                 database: redis.database, keyPrefix: redis.keyPrefix, poolSize: redis.poolSize,
                 connectTimeoutMilliseconds: redis.connectTimeoutMilliseconds,
@@ -38,7 +42,10 @@ enum StateStores {
                 sentinel: redis.sentinel.map { sentinel in
                     RedisSentinelConfiguration(sentinels: sentinel.sentinels.map { .init(host: $0.host, port: $0.port) },
                                                masterName: sentinel.masterName, password: sentinel.password)
-                }),
+                })
+            configuration.clockSkewSeconds = clockSkew
+            let store = RedisStateStore(
+                configuration,
                 // The store's I/O threads answer exchanges (their completions sign tokens and post the answers): as
                 // on the verifier threads, a loop is woken once per batch of answers, not once per answer, which
                 // cost 2.5 context switches per RS256 assertion.
