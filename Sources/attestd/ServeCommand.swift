@@ -29,10 +29,17 @@ enum ServeCommand {
         }
     }
 
-    /// Validates a configuration file: exit 0 and "ok", or exit 1 with one line per problem, naming its field.
+    /// Validates a configuration file and the key files it names: exit 0 and "ok", or exit 1 with one line per
+    /// problem, naming its field.
     static func checkConfig(path: String) -> Int32 {
         do {
             let configuration = try Configuration.load(path: path)
+            let keyFiles = KeyFileCheck(configuration.keys)
+            guard keyFiles.problems.isEmpty else {
+                for problem in keyFiles.problems { FileHandleOutput.standardError(problem + "\n") }
+                return 1
+            }
+            for note in keyFiles.notes { FileHandleOutput.standardOutput(note + "\n") }
             let apps = configuration.projects.reduce(0) { $0 + $1.apps.count }
             FileHandleOutput.standardOutput("\(path): ok (\(configuration.listeners.count) listeners, \(configuration.projects.count) projects, \(apps) apps)\n")
             return 0

@@ -33,8 +33,14 @@ def test_a_valid_file_passes(tmp_path: Path, valid: dict) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_the_repository_dev_config_passes() -> None:
-    result = check_config(REPO / "config" / "dev.json")
+def test_the_repository_dev_config_passes_once_its_keys_exist(tmp_path: Path) -> None:
+    # dev.json names ../.keys, which `make run` fills with `attestd keygen`: the same layout, in a copy.
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "dev.json").write_text((REPO / "config" / "dev.json").read_text())
+    missing = check_config(tmp_path / "config" / "dev.json")
+    assert missing.returncode == 1 and "keys.challengeKey:" in missing.stderr, missing.stdout + missing.stderr
+    subprocess.run([str(attestd_binary()), "keygen", "--out", str(tmp_path / ".keys")], check=True, capture_output=True, timeout=30)
+    result = check_config(tmp_path / "config" / "dev.json")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -75,3 +81,56 @@ def test_a_file_that_is_not_json_fails(tmp_path: Path) -> None:
     path.write_text("{ listeners: ")
     result = check_config(path)
     assert result.returncode == 1, result.stdout + result.stderr
+
+
+def with_keys(directory: Path, config: dict) -> dict:
+    """`config` with keys.generateMissing off and real key files made by `attestd keygen` in directory/keys."""
+    subprocess.run([str(attestd_binary()), "keygen", "--out", str(directory / "keys")], check=True, capture_output=True, timeout=30)
+    return replaced(config, False, "keys", "generateMissing")
+
+
+def test_a_file_whose_key_files_exist_and_parse_passes(tmp_path: Path, valid: dict) -> None:
+    result = check_config(write(tmp_path, with_keys(tmp_path, valid)))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("key", "field"),
+    [("challenge.json", "keys.challengeKey"), ("artifact.json", "keys.artifactKey"), ("token-signing.pem", "keys.tokenSigning[0]")],
+)
+def test_a_missing_key_file_fails_naming_the_field_and_the_path(tmp_path: Path, valid: dict, key: str, field: str) -> None:
+    config = with_keys(tmp_path, valid)
+    (tmp_path / "keys" / key).unlink()
+    result = check_config(write(tmp_path, config))
+    assert result.returncode == 1
+    assert f"{field}: {tmp_path / 'keys' / key} does not exist" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("key", "field"),
+    [("challenge.json", "keys.challengeKey"), ("artifact.json", "keys.artifactKey"), ("token-signing.pem", "keys.tokenSigning[0]")],
+)
+def test_an_unparseable_key_file_fails_naming_the_field_and_the_path(tmp_path: Path, valid: dict, key: str, field: str) -> None:
+    config = with_keys(tmp_path, valid)
+    (tmp_path / "keys" / key).write_text("not a key\n")
+    result = check_config(write(tmp_path, config))
+    assert result.returncode == 1
+    assert f"{field}: {tmp_path / 'keys' / key} is not a valid key file" in result.stderr, result.stderr
+
+
+def test_an_unreadable_key_file_fails_naming_the_field_and_the_path(tmp_path: Path, valid: dict) -> None:
+    config = with_keys(tmp_path, valid)
+    path = tmp_path / "keys" / "artifact.json"
+    path.unlink()
+    # A directory in its place cannot be read by anyone, root included (a mode of 000 would not stop root).
+    path.mkdir()
+    result = check_config(write(tmp_path, config))
+    assert result.returncode == 1
+    assert f"keys.artifactKey: {path} is a directory, not a key file" in result.stderr, result.stderr
+
+
+def test_missing_key_files_pass_when_they_will_be_generated_and_say_so(tmp_path: Path, valid: dict) -> None:
+    result = check_config(write(tmp_path, valid))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "keys.challengeKey: " in result.stdout and "will be generated at start" in result.stdout, result.stdout
+    assert not (tmp_path / "keys").exists(), "check-config must not create the keys itself"

@@ -381,10 +381,20 @@ def test_the_config_keeps_state_in_the_durable_redis_of_the_manifests(
 
 
 def placeholder_files(directory: Path, config: dict, contents: dict[str, str]) -> None:
+    """Writes every file the config names: the key files as `attestd keygen` makes them (check-config parses
+    them), the others with `contents` or a placeholder."""
+    generated = directory / ".generated-keys"
+    subprocess.run([str(attestd_binary()), "keygen", "--out", str(generated)], check=True, capture_output=True, timeout=30)
+    keys = config["keys"]
+    real = {keys["challengeKey"]: generated / "challenge.json", keys["artifactKey"]: generated / "artifact.json"}
+    real.update({path: generated / "token-signing.pem" for path in keys["tokenSigning"]})
     for relative in referenced_files(config):
         target = directory / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(contents.get(relative, "placeholder\n"))
+        if relative in real:
+            target.write_bytes(real[relative].read_bytes())
+        else:
+            target.write_text(contents.get(relative, "placeholder\n"))
 
 
 def test_check_config_accepts_the_config_the_configmap_mounts(
