@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// One SQLite connection and its prepared statements, each prepared once and reused.
 ///
@@ -7,6 +8,8 @@ import CSQLite
 final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
+    /// The result code of the last failure, for telling a lock held by another connection from other errors.
+    private var lastFailure: Int32 = SQLITE_OK
 
     /// Opens (creating if asked) the database at `path`; `busyTimeout` milliseconds is how long a statement waits
     /// for a lock held by another connection, possibly in another process, before it fails with SQLITE_BUSY.
@@ -58,6 +61,26 @@ final class SQLiteConnection: @unchecked Sendable {
             if stepped == SQLITE_DONE { return }
             guard stepped == SQLITE_ROW else { throw error(stepped, sql) }
             row(SQLiteRow(columns: (0..<sqlite3_column_count(statement)).map { column(statement, $0) }))
+        }
+    }
+
+    /// Runs `body`, and again while it fails because another connection holds a lock, until `milliseconds` have
+    /// passed. SQLite's busy handler does not cover every such lock: changing the journal mode needs an exclusive
+    /// lock that it does not wait for, so two processes setting up one fresh file at the same instant would
+    /// otherwise fail with "database is locked" although the busy timeout had not passed.
+    func retryingWhileLocked<T>(for milliseconds: Int32, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let deadline = MonotonicNanoseconds.now() + UInt64(max(0, milliseconds)) * 1_000_000
+        var pause: UInt32 = 1_000
+        while true {
+            lastFailure = SQLITE_OK
+            do {
+                return try body()
+            } catch {
+                let primary = lastFailure & 0xFF
+                guard primary == SQLITE_BUSY || primary == SQLITE_LOCKED, MonotonicNanoseconds.now() < deadline else { throw error }
+                usleep(pause)
+                pause = min(pause * 2, 50_000)
+            }
         }
     }
 
@@ -117,6 +140,7 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     private func error(_ code: Int32, _ sql: String) -> StoreError {
+        lastFailure = code
         let statement = sql.split(separator: " ").prefix(3).joined(separator: " ")
         return StoreError("sqlite: \(String(cString: sqlite3_errmsg(handle))) (\(code)) in \(statement)…")
     }

@@ -25,32 +25,36 @@ public final class SQLiteStateStore: StateStore {
         clock = configuration.clock ?? UnixClock.now
         let connection = try SQLiteConnection(path: configuration.path, create: true,
                                               busyTimeout: configuration.busyTimeoutMilliseconds)
-        // journal_mode is stored in the file, so every process opening it later is in WAL mode too.
-        try connection.execute("PRAGMA journal_mode = WAL")
-        switch configuration.durability {
-        case .processCrash: try connection.execute("PRAGMA synchronous = NORMAL")
-        case .powerLoss: try connection.execute("PRAGMA synchronous = FULL")
-        }
-        // The writer's working set: keep the B-tree pages cached (64 MiB) and mapped (256 MiB).
-        try connection.execute("PRAGMA cache_size = -65536")
-        try connection.execute("PRAGMA mmap_size = 268435456")
         // With the background checkpointer, the writer checkpoints only as a backstop (256 MiB of WAL), should the
         // checkpointer fall behind; without it, every 32 MiB.
         let backstop = configuration.checkpointIntervalSeconds > 0 ? 65_536 : 8_192
-        try connection.execute("PRAGMA wal_autocheckpoint = \(backstop)")
-        try connection.execute("BEGIN IMMEDIATE")
-        do throws(StoreError) {
-            try connection.execute(SQLiteSchema.create)
-            try connection.execute(SQLiteSchema.migrate)
-            var receiptColumn = false
-            try connection.query(SQLiteSchema.hasReceiptColumn, []) { row in receiptColumn = (row.integer(0) ?? 0) > 0 }
-            if receiptColumn { try connection.execute(SQLiteSchema.separateReceipts) }
-            try connection.execute("COMMIT")
-        } catch {
-            if connection.inTransaction { try? connection.execute("ROLLBACK") }
-            throw error
+        // Several nodes may set up one fresh file at the same instant: each step is retried while another holds
+        // the lock, within the busy timeout.
+        try connection.retryingWhileLocked(for: configuration.busyTimeoutMilliseconds) { () throws(StoreError) in
+            // journal_mode is stored in the file, so every process opening it later is in WAL mode too.
+            try connection.execute("PRAGMA journal_mode = WAL")
+            switch configuration.durability {
+            case .processCrash: try connection.execute("PRAGMA synchronous = NORMAL")
+            case .powerLoss: try connection.execute("PRAGMA synchronous = FULL")
+            }
+            // The writer's working set: keep the B-tree pages cached (64 MiB) and mapped (256 MiB).
+            try connection.execute("PRAGMA cache_size = -65536")
+            try connection.execute("PRAGMA mmap_size = 268435456")
+            try connection.execute("PRAGMA wal_autocheckpoint = \(backstop)")
+            try connection.execute("BEGIN IMMEDIATE")
+            do throws(StoreError) {
+                try connection.execute(SQLiteSchema.create)
+                try connection.execute(SQLiteSchema.migrate)
+                var receiptColumn = false
+                try connection.query(SQLiteSchema.hasReceiptColumn, []) { row in receiptColumn = (row.integer(0) ?? 0) > 0 }
+                if receiptColumn { try connection.execute(SQLiteSchema.separateReceipts) }
+                try connection.execute("COMMIT")
+            } catch {
+                if connection.inTransaction { try? connection.execute("ROLLBACK") }
+                throw error
+            }
+            try SQLiteReceiptSchema.install(on: connection)
         }
-        try SQLiteReceiptSchema.install(on: connection)
         writer = SQLiteWriter(connection: connection, maxBatchSize: configuration.maxBatchSize)
         sweeper = SQLiteSweeper(writer: writer, clock: clock, batchSize: configuration.sweepBatchSize,
                                 clockSkewSeconds: configuration.clockSkewSeconds)
