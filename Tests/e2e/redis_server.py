@@ -14,10 +14,11 @@ class RedisServer:
     """One redis-server in `directory`. `durable` turns on the append-only file with an fsync before every reply,
     so that a restart (even after SIGKILL) keeps every write a client saw acknowledged."""
 
-    def __init__(self, directory: Path, port: int, durable: bool = False):
+    def __init__(self, directory: Path, port: int, durable: bool = False, arguments: list[str] | None = None):
         self.directory = directory
         self.port = port
         self.durable = durable
+        self.arguments = arguments or []
         self.process: subprocess.Popen | None = None
         directory.mkdir(parents=True, exist_ok=True)
 
@@ -28,7 +29,7 @@ class RedisServer:
         with open(self.directory / "redis.log", "ab") as log:
             self.process = subprocess.Popen(
                 [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", *persistence,
-                 "--dir", str(self.directory)],
+                 "--dir", str(self.directory), *self.arguments],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while not self.answers_ping():

@@ -3,6 +3,7 @@ real redis-server see each other's challenges, counters and consumed tokens."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from attestd_server import DEV_APPLE_APP_ID, AttestdServer, base_config, free_ports
 from device import attest_device, prepare_assertion, refresh
 from exchange import GrpcExchange, Refused, grpc_channel
+from redis_server import RedisServer
 from sim import Simulator
 from wire import APP_NAME, PROJECT_ID
 
@@ -106,3 +108,83 @@ def test_nodes_sharing_redis_refuse_replays_sent_to_another_node(
     finally:
         for node in nodes:
             node.stop()
+
+
+def test_a_config_without_store_keeps_state_in_a_sqlite_file_beside_it_across_a_restart(
+    tmp_path: Path, simulator: Simulator
+) -> None:
+    (port,) = free_ports(1)
+    config = store_config(port, tmp_path / "keys", simulator, {})
+    del config["store"]
+    node = AttestdServer(tmp_path / "node", config)
+    state = tmp_path / "node" / "attestd-state.sqlite"
+    node.start()
+    try:
+        assert state.exists(), node.log_tail()
+        assert str(state) in node.log_path.read_text(), "the start log names the state file"
+        client = GrpcExchange(grpc_channel(port))
+        challenge = client.challenge(APP_NAME)
+        key = simulator.attest(DEV_APPLE_APP_ID, challenge)
+        client.attest(APP_NAME, key.key_id, key.attestation, challenge)
+        assert node.stop() == 0
+        node.start()
+        client = GrpcExchange(grpc_channel(port))
+        # The challenge consumed before the restart stays consumed after it.
+        assert_refused(lambda: client.attest(APP_NAME, key.key_id, key.attestation, challenge))
+    finally:
+        node.stop()
+
+
+def test_a_node_keeps_state_in_memory_only_when_named_and_warns_at_start(tmp_path: Path, simulator: Simulator) -> None:
+    (port,) = free_ports(1)
+    node = AttestdServer(tmp_path / "node", store_config(port, tmp_path / "keys", simulator, {"kind": "memory"}))
+    node.start()
+    try:
+        warnings = [r for r in node.log_records() if r.get("level") == "warning" and "in memory" in json.dumps(r)]
+        assert warnings, node.log_tail()
+        assert not (tmp_path / "node" / "attestd-state.sqlite").exists()
+    finally:
+        node.stop()
+
+
+def redis_warnings(node: AttestdServer) -> list[str]:
+    return [json.dumps(r) for r in node.log_records() if r.get("level") == "warning" and "Redis" in json.dumps(r)]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        # The redis_port fixture's server: --appendonly no --save ''.
+        ([], "keeps nothing on disk"),
+        (["--rename-command", "CONFIG", ""], "could not check whether Redis keeps its data on disk"),
+    ],
+)
+def test_a_node_warns_at_start_when_redis_keeps_nothing_on_disk_or_cannot_be_checked(
+    tmp_path: Path, simulator: Simulator, arguments: list[str], expected: str
+) -> None:
+    (redis_port, port) = free_ports(2)
+    redis = RedisServer(tmp_path / "redis", redis_port, arguments=arguments)
+    redis.start()
+    store = {"kind": "redis", "redis": {"host": "127.0.0.1", "port": redis_port}}
+    node = AttestdServer(tmp_path / "node", store_config(port, tmp_path / "keys", simulator, store))
+    try:
+        node.start()
+        assert any(expected in warning for warning in redis_warnings(node)), node.log_tail()
+        # A warning, not a refusal: the node serves.
+        GrpcExchange(grpc_channel(port)).challenge(APP_NAME)
+    finally:
+        node.stop()
+        redis.stop()
+
+
+def test_a_node_does_not_warn_when_redis_keeps_an_append_only_file(
+    tmp_path: Path, simulator: Simulator, durable_redis: RedisServer
+) -> None:
+    (port,) = free_ports(1)
+    store = {"kind": "redis", "redis": {"host": "127.0.0.1", "port": durable_redis.port}}
+    node = AttestdServer(tmp_path / "node", store_config(port, tmp_path / "keys", simulator, store))
+    node.start()
+    try:
+        assert redis_warnings(node) == [], node.log_tail()
+    finally:
+        node.stop()

@@ -51,10 +51,26 @@ enum StateStores {
                 // cost 2.5 context switches per RS256 assertion.
                 afterBatch: { DeferredWakes.enableOnCurrentThread().flush() })
             // Not fatal: attestd fails closed (UNAVAILABLE) until Redis answers, and recovers by itself.
-            do { try store.ping() } catch {
+            do {
+                try store.ping()
+                checkPersistence(of: store, logger: logger)
+            } catch {
                 logger.error("Redis is not answering yet; exchanges answer UNAVAILABLE until it does", [("error", error.description)])
             }
             return store
+        }
+    }
+
+    /// Warns when Redis keeps nothing on disk, so that a Redis restart would forget every consumed challenge and
+    /// token; a server that refuses CONFIG (a managed Redis) is logged as unchecked, never fatal.
+    private static func checkPersistence(of store: RedisStateStore, logger: Logger) {
+        do {
+            let persistence = try store.persistence()
+            if persistence.keepsNothingOnDisk {
+                logger.warning("Redis keeps nothing on disk (appendonly no, save \"\"): a Redis restart forgets every consumed challenge and token, which may then be replayed; set appendonly yes")
+            }
+        } catch {
+            logger.warning("could not check whether Redis keeps its data on disk (CONFIG GET refused)", [("error", error.description)])
         }
     }
 }

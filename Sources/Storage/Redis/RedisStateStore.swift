@@ -11,7 +11,7 @@
 ///
 /// It speaks plain TCP, or TLS 1.2+ with the server's certificate and name verified (`RedisConfiguration.tls`).
 public final class RedisStateStore: StateStore {
-    private let pool: RedisConnectionPool
+    let pool: RedisConnectionPool
     private let batcher: RedisBatcher
     private let prefix: String
     private let clockSkewSeconds: Int64
