@@ -7,7 +7,9 @@ extension ServiceRouter {
 
     /// nginx's `auth_request` subrequest (`GET` or `POST` on the gateway's path, over HTTP/1.1 or HTTP/2): the
     /// original request's method and URI come in the headers nginx is told to set, the token in its own header.
-    /// 200 with the identity headers (for `auth_request_set`), or 400 / 401 / 403 / 503 with Google's error body.
+    /// 200 with the identity headers (for `auth_request_set`), or 401 / 403 / 503 with Google's error body. A
+    /// refusal that is a 400 elsewhere (a path with no canonical form, a token header sent twice) is a 403 here:
+    /// nginx's auth_request knows 401 and 403 only, and answers any other status with a 500.
     func serveAuthRequest(_ request: HTTPRequest, responder: HTTPResponder, gateway: GatewayAuthorizer) {
         let configuration = gateway.configuration
         guard request.method == "GET" || request.method == "POST" || request.method == "HEAD" else {
@@ -31,7 +33,7 @@ extension ServiceRouter {
                 finish(request, responder, method: Self.authRequestMethod, status: .ok, response: response,
                        requestID: context.requestID)
             case .deny(let denial, _):
-                var response = HTTPResponse.restError(denial.status)
+                var response = HTTPResponse.restError(denial.status, httpStatus: denial.httpStatus == 400 ? 403 : denial.httpStatus)
                 if isHead { response.body = [] }
                 finish(request, responder, method: Self.authRequestMethod, status: denial.status, response: response,
                        requestID: context.requestID)
