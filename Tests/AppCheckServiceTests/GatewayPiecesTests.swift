@@ -1,4 +1,5 @@
 @testable import AppCheckService
+import HTTP
 import Testing
 import Tokens
 
@@ -71,6 +72,14 @@ struct GatewayPiecesTests {
         #expect(try table.route(method: "GET", path: "/admin/x", name: nil).name == "folded")
         #expect(try table.route(method: "GET", path: "/ADMIN", name: nil).name == "folded")
         #expect(try table.route(method: "GET", path: "/Adm", name: nil).name == "default")
+    }
+
+    @Test("joins a header field sent twice with a comma, as Envoy does, so that a token sent twice is seen")
+    func joinedValues() {
+        let headers = HTTPHeaders([("X-Firebase-AppCheck", "a.b.c"), ("accept", "*/*"), ("x-firebase-appcheck", "d.e.f")])
+        #expect(ServiceRouter.joinedValues(headers, "x-firebase-appcheck") == "a.b.c,d.e.f")
+        #expect(ServiceRouter.joinedValues(headers, "accept") == "*/*")
+        #expect(ServiceRouter.joinedValues(headers, "x-missing") == nil)
     }
 
     static func token(_ id: String, expiresAt: Int64) -> VerifiedAppCheckToken {
