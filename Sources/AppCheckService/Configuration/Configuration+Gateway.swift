@@ -146,7 +146,7 @@ extension Configuration {
             route.problem(route.field("apps"), "\(app) is not a configured app")
         }
         let mode = route.choice("mode", default: GatewayRoute.Mode.enforce)
-        return GatewayRoute(name: name, methods: methods, pathPrefix: pathPrefix, caseSensitive: caseSensitive, apps: apps, mode: mode,
-                            limitedUse: route.bool("limitedUse", default: false))
+        return GatewayRoute(name: name, methods: methods, pathPrefix: pathPrefix, caseSensitive: caseSensitive,
+                            apps: apps, mode: mode, limitedUse: route.bool("limitedUse", default: false))
     }
 }
