@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.."
 protos=(
   google/protobuf/duration.proto
   google/protobuf/timestamp.proto
+  google/protobuf/struct.proto
+  google/protobuf/wrappers.proto
   google/firebase/appcheck/v1/service.proto
   grpc/health/v1/health.proto
   attestd/v1/device_state.proto

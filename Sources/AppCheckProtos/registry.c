@@ -5,6 +5,10 @@
 static const ProtobufCMessageDescriptor *const messages[] = {
   &google__protobuf__duration__descriptor,
   &google__protobuf__timestamp__descriptor,
+  &google__protobuf__struct__descriptor,
+  &google__protobuf__struct__fields_entry__descriptor,
+  &google__protobuf__value__descriptor,
+  &google__protobuf__bool_value__descriptor,
   &google__firebase__appcheck__v1__get_public_jwk_set_request__descriptor,
   &google__firebase__appcheck__v1__public_jwk_set__descriptor,
   &google__firebase__appcheck__v1__public_jwk__descriptor,
@@ -46,6 +50,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
   &envoy__service__auth__v3__check_request__descriptor,
   &envoy__service__auth__v3__denied_http_response__descriptor,
   &envoy__service__auth__v3__ok_http_response__descriptor,
+  &envoy__service__auth__v3__error_response__descriptor,
   &envoy__service__auth__v3__check_response__descriptor,
 };
 

@@ -95,4 +95,57 @@ struct EnvoyMessageTests {
         #expect(decoded.ok == nil)
         #expect(EnvoyCheckResponse.schema.fullName == "envoy.service.auth.v3.CheckResponse")
     }
+
+    @Test("an error answer encodes error_response (5) in the oneof, and neither denied_response nor ok_response")
+    func errorResponse() throws {
+        let response = EnvoyCheckResponse(statusCode: 14, statusMessage: "State store unavailable; try again.", error: .init(
+            httpStatus: 503, headers: [EnvoyHeaderValueOption("content-type", "application/json")], body: "{}"))
+        let bytes = response.serializedBytes()
+        #expect(topLevelFields(bytes) == [1, 5])
+        let decoded = try EnvoyCheckResponse(serializedBytes: bytes)
+        #expect(decoded.statusCode == 14)
+        #expect(decoded.error == response.error)
+        #expect(decoded.denied == nil)
+        #expect(decoded.ok == nil)
+    }
+
+    @Test("reads the member of http_response that is set, whichever comes last on the wire")
+    func oneofLastWins() throws {
+        // Protobuf's rule for a oneof: the last member on the wire is the one set.
+        let denied = field(1, [UInt8(0x08), 0x93, 0x03]) + field(3, "no")  // status { code = 403 }, body
+        let ok = field(5, "x-a")  // headers_to_remove
+        let decoded = try EnvoyCheckResponse(serializedBytes: field(2, denied) + field(3, ok))
+        #expect(decoded.ok?.headersToRemove == ["x-a"])
+        #expect(decoded.denied == nil)
+        let reversed = try EnvoyCheckResponse(serializedBytes: field(3, ok) + field(2, denied))
+        #expect(reversed.denied?.httpStatus == 403)
+        #expect(reversed.ok == nil)
+    }
+
+    @Test("dynamic_metadata (4) carries strings, booleans, numbers and null as a google.protobuf.Struct")
+    func dynamicMetadata() throws {
+        let metadata = ProtoStruct(["app_id": .string("1:2:ios:3"), "limited_use": .bool(false), "empty": .string(""),
+                                    "n": .number(2.5), "nothing": .null])
+        let response = EnvoyCheckResponse(ok: .init(), dynamicMetadata: metadata)
+        let bytes = response.serializedBytes()
+        #expect(topLevelFields(bytes) == [1, 3, 4])
+        #expect(try EnvoyCheckResponse(serializedBytes: bytes).dynamicMetadata == metadata)
+        // Laid out as Envoy's full Struct: fields entry { key = 1, value = 2 { bool_value = 4 } }.
+        let entry = field(1, "limited_use") + field(2, [UInt8(4 << 3), 1])
+        let read = try EnvoyCheckResponse(serializedBytes: field(4, field(1, entry)))
+        #expect(read.dynamicMetadata.fields == ["limited_use": .bool(true)])
+        // An empty Struct is not written at all.
+        #expect(topLevelFields(EnvoyCheckResponse(ok: .init()).serializedBytes()) == [1, 3])
+    }
+
+    @Test("HeaderValueOption's append (2) is a BoolValue, absent unless set")
+    func append() throws {
+        let options = [EnvoyHeaderValueOption("a", "1"),
+                       EnvoyHeaderValueOption("b", "2", appendAction: .appendIfExistsOrAdd, append: true),
+                       EnvoyHeaderValueOption("c", "3", appendAction: .appendIfExistsOrAdd, append: false)]
+        let bytes = EnvoyCheckResponse(ok: .init(headers: options)).serializedBytes()
+        let decoded = try EnvoyCheckResponse(serializedBytes: bytes).ok?.headers ?? []
+        #expect(decoded.map(\.append) == [nil, true, false])
+        #expect(decoded == options)
+    }
 }

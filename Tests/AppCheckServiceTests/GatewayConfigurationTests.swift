@@ -66,7 +66,7 @@ struct GatewayConfigurationTests {
             #expect(text.contains("gateway.authRequestPath"))
             #expect(text.contains("gateway.routes[0].pathPrefix: must start with /"))
             #expect(text.contains("1:1:ios:ff is not a configured app"))
-            #expect(text.contains("gateway.routes[0].mode: must be enforce or monitor"))
+            #expect(text.contains("gateway.routes[0].mode: must be enforce or monitor or deny"))
             #expect(text.contains("route name a appears more than once"))
         }
     }
@@ -79,5 +79,36 @@ struct GatewayConfigurationTests {
             """
         #expect(throws: ConfigurationError.self) { try parse(gateway: "{}", projects: projects) }
         #expect(try parse(gateway: "{\"project\":\"other\"}", projects: projects).gateway.project == "other")
+    }
+
+    @Test("reads caseSensitive and a deny mode, and keeps prefixes in canonical form")
+    func matchingOptions() throws {
+        let gateway = try parse(gateway: """
+            {"routes":[{"name":"admin","pathPrefix":"/Admin//x/./","caseSensitive":true},{"name":"api","pathPrefix":"/api"}],
+             "defaultRoute":{"mode":"deny"}}
+            """).gateway
+        #expect(gateway.routes[0].caseSensitive)
+        #expect(gateway.routes[0].pathPrefix == "/Admin/x/")
+        #expect(!gateway.routes[1].caseSensitive)
+        #expect(gateway.defaultRoute.mode == .deny)
+        #expect(try parse(gateway: nil).gateway.defaultRoute.mode == .enforce)
+    }
+
+    @Test("refuses a prefix with no canonical form or with a query, and caseSensitive on the default route")
+    func matchingProblems() {
+        do {
+            _ = try parse(gateway: """
+                {"routes":[{"name":"a","pathPrefix":"/a%2Fb"},{"name":"b","pathPrefix":"/b?x=1"},
+                           {"name":"c","pathPrefix":"/c","caseSensitive":"yes"}],
+                 "defaultRoute":{"caseSensitive":true}}
+                """)
+            Issue.record("accepted an invalid gateway section")
+        } catch {
+            let text = error.description
+            #expect(text.contains("gateway.routes[0].pathPrefix: has no canonical form"))
+            #expect(text.contains("gateway.routes[1].pathPrefix: must be a path without a query or fragment"))
+            #expect(text.contains("gateway.routes[2].caseSensitive"))
+            #expect(text.contains("gateway.defaultRoute"))
+        }
     }
 }

@@ -2,7 +2,8 @@
 in front of a small upstream, and Envoy's ext_authz service called by a gRPC client generated from Envoy's own
 protos. Two attestd nodes share one SQLite state file, so a limited-use route's token is consumed once across both.
 Route policies under test: the default (enforce, any app), `redeem` (POST /api/redeem, limited-use), `other-only`
-(/api/other, another app only) and `beta` (/api/beta, monitor mode)."""
+(/api/other, another app only), `beta` (/api/beta, monitor mode) and `exact` (/api/Exact, limited-use, matched with
+regard to case). A third node, on Redis, has a default route that denies, and loses its Redis for the outage test."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from checks import scrape
 from curl import curl
 from exchange import RestExchange, grpc_channel
 from nginx_server import Nginx, nginx_binary
+from redis_server import RedisServer
 from wire import APP_ID, APP_NAME, PROJECT_NUMBER
 
 OTHER_APP_ID = f"1:{PROJECT_NUMBER}:ios:0000000000000bee"
@@ -96,6 +98,7 @@ def gateway_config(port: int, keys: Path, state: Path) -> dict:
             {"name": "redeem", "methods": ["POST"], "pathPrefix": "/api/redeem", "limitedUse": True},
             {"name": "other-only", "pathPrefix": "/api/other", "apps": [OTHER_APP_ID]},
             {"name": "beta", "pathPrefix": "/api/beta", "mode": "monitor"},
+            {"name": "exact", "pathPrefix": "/api/Exact", "caseSensitive": True, "limitedUse": True},
         ],
     }
     return config
@@ -306,6 +309,12 @@ def test_the_authz_endpoint_answers_over_http2_too(gateway: Gateway) -> None:
 def check(gateway: Gateway, node: int, token: str | None, path: str = "/api/items", method: str = "GET",
           route: str | None = None, extra_headers: dict[str, str] | None = None):
     """envoy.service.auth.v3.Authorization/Check as Envoy's ext_authz filter calls it."""
+    return check_port(gateway.nodes[node].h2c_port, token, path, method, route, extra_headers)
+
+
+def check_port(port: int, token: str | None, path: str = "/api/items", method: str = "GET", route: str | None = None,
+               extra_headers: dict[str, str] | None = None):
+    """Check on the attestd listening on `port`."""
     external_auth = envoy_stubs.module("external_auth_pb2")
     attribute_context = envoy_stubs.module("attribute_context_pb2")
     headers = {":authority": "api.example.com", "user-agent": "test", **(extra_headers or {})}
@@ -317,7 +326,7 @@ def check(gateway: Gateway, node: int, token: str | None, path: str = "/api/item
                 id=str(uuid.uuid4()), method=method, path=path, host="api.example.com", headers=headers,
                 protocol="HTTP/2")),
         context_extensions={"attestd_route": route} if route else {})
-    with grpc_channel(gateway.nodes[node].h2c_port) as channel:
+    with grpc_channel(port) as channel:
         stub = envoy_stubs.module("external_auth_pb2_grpc").AuthorizationStub(channel)
         return stub.Check(external_auth.CheckRequest(attributes=context), timeout=10)
 
@@ -392,3 +401,180 @@ def test_ext_authz_in_monitor_mode_allows_and_counts(gateway: Gateway) -> None:
     assert not response.ok_response.headers
     assert set(response.ok_response.headers_to_remove) == {"x-attestd-app-id", "x-attestd-token-id"}
     assert gateway.decisions(1, "beta", "", "would_deny", "missingToken") == before + 1
+
+
+# ---- canonical paths, duplicate tokens, a denying default route (issue 32) ---------------------------------------
+
+# Spellings of POST /api/redeem that servers behind the gateway route to its handler: without regard to case
+# (Express, ASP.NET Core), without `;` parameters (Tomcat, Spring), with `\` as `/` (IIS, ASP.NET Core).
+REDEEM_SPELLINGS = ["/API/redeem", "/api/REDEEM", "/api;x/redeem", "/api\\redeem", "/api/redeem;jsessionid=1",
+                    "/api/x/..;/redeem"]
+# Paths with no single reading: an encoded separator, an encoded dot segment, a double encoding, a bad escape, a
+# climb above the root.
+UNCANONICAL = ["/api%2Fredeem", "/api%5Credeem", "/api%3Bx/redeem", "/api/%2e%2e/api/redeem", "/api/%2572edeem",
+               "/api/%zz", "/../api/redeem"]
+
+
+def authz_directly(gateway: Gateway, uri: str, tokens: list[str]) -> tuple[int, bytes]:
+    """GET /v1/authz as nginx's subrequest makes it, with the token header once per entry of `tokens`."""
+    connection = http.client.HTTPConnection("127.0.0.1", gateway.nodes[0].h2c_port, timeout=10)
+    try:
+        connection.putrequest("GET", "/v1/authz")
+        connection.putheader("X-Original-URI", uri)
+        connection.putheader("X-Original-Method", "POST")
+        for token in tokens:
+            connection.putheader(TOKEN_HEADER, token)
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("path", REDEEM_SPELLINGS)
+def test_nginx_refuses_a_session_token_on_a_limited_use_route_however_its_path_is_spelt(gateway: Gateway, path: str) -> None:
+    before = gateway.decisions(0, "redeem", APP_ID, "denied", "notLimitedUse")
+    status, _, reached = gateway.through_nginx(path, gateway.token(), method="POST")
+    assert status == 403 and reached is None, path
+    assert gateway.decisions(0, "redeem", APP_ID, "denied", "notLimitedUse") == before + 1
+
+
+@pytest.mark.parametrize("path", REDEEM_SPELLINGS)
+def test_ext_authz_refuses_a_session_token_on_a_limited_use_route_however_its_path_is_spelt(gateway: Gateway, path: str) -> None:
+    response = check(gateway, 1, gateway.token(), path=path, method="POST")
+    assert_envoy_denied(response, 403, grpc.StatusCode.PERMISSION_DENIED.value[0], "PERMISSION_DENIED")
+    assert response.dynamic_metadata["route"] == "redeem"
+    assert response.dynamic_metadata["reason"] == "notLimitedUse"
+
+
+@pytest.mark.parametrize("path", UNCANONICAL)
+def test_a_path_with_no_canonical_form_is_refused_by_both_gateways(gateway: Gateway, path: str) -> None:
+    token = gateway.token()
+    # Envoy sends the client a 400 with Google's error body.
+    response = check(gateway, 0, token, path=path, method="POST")
+    assert response.status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert response.WhichOneof("http_response") == "denied_response"
+    assert response.denied_response.status.code == 400
+    assert error_status(response.denied_response.body.encode()) == (400, "INVALID_ARGUMENT")
+    # nginx's auth_request knows 401 and 403 only: attestd answers 403, and the request never reaches the upstream.
+    assert authz_directly(gateway, path, [token])[0] == 403
+    # nginx refuses some of these itself (a bad escape, a climb above the root: 400) before it asks attestd.
+    status, _, reached = gateway.through_nginx(path, token, method="POST")
+    assert status in (400, 403) and reached is None, (path, status)
+
+
+def test_a_case_sensitive_route_matches_only_its_own_spelling(gateway: Gateway) -> None:
+    session = gateway.token()
+    assert gateway.through_nginx("/api/Exact/x", session)[0] == 403  # the limited-use route
+    status, _, reached = gateway.through_nginx("/api/exact/x", session)  # the default route
+    assert status == 200 and reached is not None and reached["x-attestd-app-id"] == APP_ID
+    assert check(gateway, 0, session, path="/api/EXACT/x").status.code == 0
+    assert check(gateway, 0, session, path="/api/Exact/x").status.code == grpc.StatusCode.PERMISSION_DENIED.value[0]
+
+
+def test_a_token_header_sent_twice_is_refused_by_both_gateways(gateway: Gateway) -> None:
+    first, second = gateway.token(), gateway.token()
+    status, body = authz_directly(gateway, "/api/items", [first, second])
+    assert status == 403 and error_status(body) == (403, "INVALID_ARGUMENT")
+    assert authz_directly(gateway, "/api/items", [first, first])[0] == 403
+    assert authz_directly(gateway, "/api/items", [first])[0] == 200
+    # Through nginx, which passes both header lines on to its subrequest.
+    connection = http.client.HTTPConnection("127.0.0.1", gateway.nginx[0].port, timeout=10)
+    before = len(gateway.upstream.requests)
+    try:
+        connection.putrequest("GET", "/api/items")
+        connection.putheader(TOKEN_HEADER, first)
+        connection.putheader(TOKEN_HEADER, second)
+        connection.endheaders()
+        response = connection.getresponse()
+        response.read()
+        assert response.status == 403
+    finally:
+        connection.close()
+    assert len(gateway.upstream.requests) == before
+    # Envoy joins a repeated header's values with a comma, as the CheckRequest's headers map carries them.
+    response = check(gateway, 0, f"{first},{second}")
+    assert response.status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert response.denied_response.status.code == 400
+    assert gateway.decisions(0, "default", "", "denied", "duplicateToken") >= 3
+
+
+def test_ext_authz_answers_with_dynamic_metadata_naming_the_app_and_the_route(gateway: Gateway) -> None:
+    token = gateway.token(limited_use=True)
+    jti = jwt.decode(token, options={"verify_signature": False})["jti"]
+    response = check(gateway, 0, token, path="/api/redeem", method="POST")
+    assert response.status.code == 0
+    assert dict(response.dynamic_metadata) == {"route": "redeem", "decision": "allowed", "app_id": APP_ID,
+                                                "token_id": jti, "limited_use": True}
+    refused = check(gateway, 0, None, path="/api/items")
+    assert dict(refused.dynamic_metadata) == {"route": "default", "decision": "denied", "reason": "missingToken"}
+
+
+@dataclass
+class RedisNode:
+    node: AttestdServer
+    redis: RedisServer
+
+    def check(self, token: str | None, path: str, method: str = "GET"):
+        return check_port(self.node.h2c_port, token, path=path, method=method)
+
+    def token(self, limited_use: bool) -> str:
+        client = RestExchange(self.node.h2c_port)
+        try:
+            return client.debug(APP_NAME, DEBUG_TOKEN, limited_use=limited_use).token
+        finally:
+            client.close()
+
+
+@pytest.fixture(scope="module")
+def redis_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisNode]:
+    """One attestd whose state is in a real redis-server, with a default route that denies."""
+    directory = tmp_path_factory.mktemp("gateway-redis")
+    redis_port, node_port = free_ports(2)
+    redis = RedisServer(directory / "redis", redis_port)
+    redis.start()
+    config = gateway_config(node_port, directory / "keys", directory / "unused.sqlite")
+    config["store"] = {"kind": "redis", "redis": {"host": "127.0.0.1", "port": redis_port}}
+    config["gateway"]["routes"].append({"name": "items", "pathPrefix": "/api/items"})
+    config["gateway"]["defaultRoute"] = {"mode": "deny"}
+    node = AttestdServer(directory / "node", config)
+    try:
+        node.start()
+        yield RedisNode(node, redis)
+    finally:
+        node.kill()
+        redis.kill()
+
+
+def test_a_default_route_in_deny_mode_refuses_what_no_route_covers(redis_node: RedisNode) -> None:
+    token = redis_node.token(limited_use=False)
+    assert redis_node.check(token, "/api/items/1").status.code == 0
+    refused = redis_node.check(token, "/api/unlisted")
+    assert_envoy_denied(refused, 403, grpc.StatusCode.PERMISSION_DENIED.value[0], "PERMISSION_DENIED")
+    assert refused.dynamic_metadata["reason"] == "routeDenied"
+    connection = http.client.HTTPConnection("127.0.0.1", redis_node.node.h2c_port, timeout=10)
+    try:
+        connection.request("GET", "/v1/authz", headers={TOKEN_HEADER: token, "X-Original-URI": "/api/unlisted"})
+        response = connection.getresponse()
+        assert response.status == 403 and error_status(response.read()) == (403, "PERMISSION_DENIED")
+    finally:
+        connection.close()
+
+
+def test_ext_authz_answers_a_store_outage_with_error_response_not_a_denial(redis_node: RedisNode) -> None:
+    spent = redis_node.token(limited_use=True)
+    assert redis_node.check(spent, "/api/redeem", method="POST").status.code == 0
+    assert_envoy_denied(redis_node.check(spent, "/api/redeem", method="POST"), 403,
+                        grpc.StatusCode.PERMISSION_DENIED.value[0], "PERMISSION_DENIED")
+    fresh, session = redis_node.token(limited_use=True), redis_node.token(limited_use=False)
+    redis_node.redis.kill()
+    response = redis_node.check(fresh, "/api/redeem", method="POST")
+    assert response.status.code == grpc.StatusCode.UNAVAILABLE.value[0]
+    assert response.WhichOneof("http_response") == "error_response"
+    assert response.error_response.status.code == 503
+    assert error_status(response.error_response.body.encode()) == (503, "UNAVAILABLE")
+    assert response.dynamic_metadata["reason"] == "storeUnavailable"
+    # What needs no store is decided as before: a session token on a route that consumes nothing, a missing token.
+    assert redis_node.check(session, "/api/items/1").status.code == 0
+    assert_envoy_denied(redis_node.check(None, "/api/items/1"), 401, grpc.StatusCode.UNAUTHENTICATED.value[0],
+                        "UNAUTHENTICATED")

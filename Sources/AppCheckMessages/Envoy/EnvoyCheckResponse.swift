@@ -1,26 +1,50 @@
 import GRPC
 
-/// `envoy.service.auth.v3.CheckResponse`: allow (status OK, with headers for the upstream request) or deny (with
-/// the HTTP answer the downstream client gets).
+/// `envoy.service.auth.v3.CheckResponse`: allow (status OK, with headers for the upstream request), deny (with
+/// the HTTP answer the downstream client gets), or fail (no decision could be made: Envoy's `failure_mode_allow` and
+/// `status_on_error` apply).
 public struct EnvoyCheckResponse: ProtoMessage, Sendable {
     /// `google.rpc.Status`: code 0 allows the request; any other code denies it.
     public var statusCode: Int32
     public var statusMessage: String
-    /// Set when denied.
+    /// Set when denied. `denied`, `ok` and `error` are the `http_response` oneof: only the first set, in this order,
+    /// is sent.
     public var denied: Denied?
     /// Set when allowed.
     public var ok: OK?
+    /// Set when no decision could be made.
+    public var error: ErrorResponse?
+    /// `dynamic_metadata`: what Envoy keeps under the filter's name for access logs and later filters.
+    public var dynamicMetadata: ProtoStruct
 
-    public init(statusCode: Int32 = 0, statusMessage: String = "", denied: Denied? = nil, ok: OK? = nil) {
+    public init(statusCode: Int32 = 0, statusMessage: String = "", denied: Denied? = nil, ok: OK? = nil,
+                error: ErrorResponse? = nil, dynamicMetadata: ProtoStruct = ProtoStruct()) {
         self.statusCode = statusCode
         self.statusMessage = statusMessage
         self.denied = denied
         self.ok = ok
+        self.error = error
+        self.dynamicMetadata = dynamicMetadata
     }
 
     /// `envoy.service.auth.v3.DeniedHttpResponse`.
     public struct Denied: Sendable, Hashable {
         /// `envoy.type.v3.HttpStatus.code`: 401, 403, 503 ...
+        public var httpStatus: Int32
+        public var headers: [EnvoyHeaderValueOption]
+        public var body: String
+
+        public init(httpStatus: Int32, headers: [EnvoyHeaderValueOption] = [], body: String = "") {
+            self.httpStatus = httpStatus
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    /// `envoy.service.auth.v3.ErrorResponse`: the HTTP answer for an error, when Envoy's configuration lets the
+    /// authorization service give it.
+    public struct ErrorResponse: Sendable, Hashable {
+        /// `envoy.type.v3.HttpStatus.code`: 503 ...
         public var httpStatus: Int32
         public var headers: [EnvoyHeaderValueOption]
         public var body: String
@@ -55,12 +79,21 @@ extension EnvoyCheckResponse: CBackedMessage {
         statusMessage = status?.message ?? ""
         denied = try message.message(2, as: Denied.self)
         ok = try message.message(3, as: OK.self)
+        error = try message.message(5, as: ErrorResponse.self)
+        dynamicMetadata = try message.message(4, as: ProtoStruct.self) ?? ProtoStruct()
     }
 
     func write(to message: MessageWriter) {
         message.message(1, RPCStatus(code: statusCode, message: statusMessage))
-        message.message(2, denied)
-        message.message(3, ok)
+        // Members of one oneof: writing one sets it as the member, so only the one that applies is written.
+        if let denied {
+            message.message(2, denied)
+        } else if let ok {
+            message.message(3, ok)
+        } else if let error {
+            message.message(5, error)
+        }
+        if !dynamicMetadata.fields.isEmpty { message.message(4, dynamicMetadata) }
     }
 
     /// `google.rpc.Status` without `details`.
@@ -98,6 +131,22 @@ extension EnvoyCheckResponse: CBackedMessage {
 
 extension EnvoyCheckResponse.Denied: CBackedMessage {
     static let descriptor = MessageDescriptor("envoy.service.auth.v3.DeniedHttpResponse")
+
+    init(reading message: MessageReader) throws(GRPCStatus) {
+        httpStatus = try message.message(1, as: EnvoyCheckResponse.HttpStatus.self)?.code ?? 0
+        headers = try message.messages(2, as: EnvoyHeaderValueOption.self)
+        body = try message.string(3)
+    }
+
+    func write(to message: MessageWriter) {
+        message.message(1, EnvoyCheckResponse.HttpStatus(code: httpStatus))
+        message.messages(2, headers)
+        message.string(3, body)
+    }
+}
+
+extension EnvoyCheckResponse.ErrorResponse: CBackedMessage {
+    static let descriptor = MessageDescriptor("envoy.service.auth.v3.ErrorResponse")
 
     init(reading message: MessageReader) throws(GRPCStatus) {
         httpStatus = try message.message(1, as: EnvoyCheckResponse.HttpStatus.self)?.code ?? 0

@@ -13,10 +13,14 @@ public struct EnvoyHeaderValueOption: Sendable, Hashable {
 
     public var header: EnvoyHeaderValue
     public var appendAction: AppendAction
+    /// `append` (a `google.protobuf.BoolValue`, deprecated upstream in favour of `append_action`); nil leaves it
+    /// absent, as attestd's own answers do, so that `appendAction` alone says what happens.
+    public var append: Bool?
 
-    public init(_ key: String, _ value: String, appendAction: AppendAction = .overwriteIfExistsOrAdd) {
+    public init(_ key: String, _ value: String, appendAction: AppendAction = .overwriteIfExistsOrAdd, append: Bool? = nil) {
         self.header = EnvoyHeaderValue(key: key, value: value)
         self.appendAction = appendAction
+        self.append = append
     }
 }
 
@@ -25,11 +29,23 @@ extension EnvoyHeaderValueOption: CBackedMessage {
 
     init(reading message: MessageReader) throws(GRPCStatus) {
         header = try message.message(1, as: EnvoyHeaderValue.self) ?? EnvoyHeaderValue(key: "", value: "")
+        append = try message.message(2, as: BoolValue.self)?.value
         appendAction = AppendAction(rawValue: message.int32(3)) ?? .appendIfExistsOrAdd
     }
 
     func write(to message: MessageWriter) {
         message.message(1, header)
+        message.message(2, append.map(BoolValue.init))
         message.int32(3, appendAction.rawValue)
+    }
+
+    /// `google.protobuf.BoolValue`.
+    struct BoolValue: CBackedMessage {
+        static let descriptor = MessageDescriptor("google.protobuf.BoolValue")
+        var value: Bool
+
+        init(_ value: Bool) { self.value = value }
+        init(reading message: MessageReader) { value = message.bool(1) }
+        func write(to message: MessageWriter) { message.bool(1, value) }
     }
 }

@@ -13,9 +13,16 @@ struct MessageReader {
 
     private func offset(_ number: UInt32) -> Int { Int(descriptor.field(number).pointee.offset) }
 
+    /// False for a member of a oneof other than the one set (the members share their storage).
+    func has(_ number: UInt32) -> Bool {
+        let field = descriptor.field(number).pointee
+        guard field.flags & PROTOBUF_C_FIELD_FLAG_ONEOF.rawValue != 0 else { return true }
+        return base.load(fromByteOffset: Int(field.quantifier_offset), as: UInt32.self) == field.id
+    }
+
     /// A string field; INVALID_ARGUMENT when its bytes are not UTF-8 (proto3 requires them to be).
     func string(_ number: UInt32) throws(GRPCStatus) -> String {
-        guard let pointer = base.load(fromByteOffset: offset(number), as: UnsafePointer<CChar>?.self) else { return "" }
+        guard has(number), let pointer = base.load(fromByteOffset: offset(number), as: UnsafePointer<CChar>?.self) else { return "" }
         guard let string = String(validatingCString: pointer) else {
             let name = String(cString: descriptor.field(number).pointee.name)
             throw GRPCStatus(.invalidArgument, "Field '\(name)' of \(descriptor.fullName) is not valid UTF-8.")
@@ -48,16 +55,17 @@ struct MessageReader {
     }
 
     func bool(_ number: UInt32) -> Bool {
-        base.load(fromByteOffset: offset(number), as: protobuf_c_boolean.self) != 0
+        has(number) && base.load(fromByteOffset: offset(number), as: protobuf_c_boolean.self) != 0
     }
 
-    func int32(_ number: UInt32) -> Int32 { base.load(fromByteOffset: offset(number), as: Int32.self) }
+    func int32(_ number: UInt32) -> Int32 { has(number) ? base.load(fromByteOffset: offset(number), as: Int32.self) : 0 }
+    func double(_ number: UInt32) -> Double { has(number) ? base.load(fromByteOffset: offset(number), as: Double.self) : 0 }
     func uint32(_ number: UInt32) -> UInt32 { base.load(fromByteOffset: offset(number), as: UInt32.self) }
     func int64(_ number: UInt32) -> Int64 { base.load(fromByteOffset: offset(number), as: Int64.self) }
 
     /// A message field, or nil when it is absent.
     func message<M: CBackedMessage>(_ number: UInt32, as type: M.Type = M.self) throws(GRPCStatus) -> M? {
-        guard let pointer = base.load(fromByteOffset: offset(number), as: UnsafeRawPointer?.self) else { return nil }
+        guard has(number), let pointer = base.load(fromByteOffset: offset(number), as: UnsafeRawPointer?.self) else { return nil }
         return try M(reading: MessageReader(pointer, M.descriptor))
     }
 

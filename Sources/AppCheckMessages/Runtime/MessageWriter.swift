@@ -13,15 +13,28 @@ struct MessageWriter {
         self.arena = arena
     }
 
-    private func offset(_ number: UInt32) -> Int { Int(descriptor.field(number).pointee.offset) }
+    /// The offset of field `number`; for a member of a oneof, also records it as the member set (protobuf-c packs a
+    /// oneof's member only when the oneof's case names it).
+    private func offset(_ number: UInt32) -> Int {
+        let field = descriptor.field(number).pointee
+        if field.flags & PROTOBUF_C_FIELD_FLAG_ONEOF.rawValue != 0 {
+            base.storeBytes(of: field.id, toByteOffset: Int(field.quantifier_offset), as: UInt32.self)
+        }
+        return Int(field.offset)
+    }
 
-    /// Sets a string field; the empty string is the default and is left as protobuf-c initialised it.
+    private func isOneofMember(_ number: UInt32) -> Bool {
+        descriptor.field(number).pointee.flags & PROTOBUF_C_FIELD_FLAG_ONEOF.rawValue != 0
+    }
+
+    /// Sets a string field; the empty string is the default and is left as protobuf-c initialised it, unless the
+    /// field is a oneof's member, where an empty string still says which member is set.
     func string(_ number: UInt32, _ value: String) {
-        guard !value.isEmpty else { return }
+        guard !value.isEmpty || isOneofMember(number) else { return }
         var value = value
         let copy = value.withUTF8 { utf8 in
-            let pointer = arena.pointee.allocate(utf8.count + 1)
-            pointer.copyMemory(from: utf8.baseAddress!, byteCount: utf8.count)
+            let pointer = arena.pointee.allocate(utf8.count + 1)  // zeroed: the terminating NUL is there
+            if utf8.count > 0 { pointer.copyMemory(from: utf8.baseAddress!, byteCount: utf8.count) }
             return pointer.assumingMemoryBound(to: CChar.self)
         }
         base.storeBytes(of: UnsafeMutablePointer<CChar>?(copy), toByteOffset: offset(number),
@@ -61,6 +74,7 @@ struct MessageWriter {
     }
 
     func int32(_ number: UInt32, _ value: Int32) { base.storeBytes(of: value, toByteOffset: offset(number), as: Int32.self) }
+    func double(_ number: UInt32, _ value: Double) { base.storeBytes(of: value, toByteOffset: offset(number), as: Double.self) }
     func uint32(_ number: UInt32, _ value: UInt32) { base.storeBytes(of: value, toByteOffset: offset(number), as: UInt32.self) }
     func int64(_ number: UInt32, _ value: Int64) { base.storeBytes(of: value, toByteOffset: offset(number), as: Int64.self) }
 

@@ -4,6 +4,8 @@
 
 #include "google/protobuf/duration.pb-c.h"
 #include "google/protobuf/timestamp.pb-c.h"
+#include "google/protobuf/struct.pb-c.h"
+#include "google/protobuf/wrappers.pb-c.h"
 #include "google/firebase/appcheck/v1/service.pb-c.h"
 #include "grpc/health/v1/health.pb-c.h"
 #include "attestd/v1/device_state.pb-c.h"

@@ -27,7 +27,7 @@ extension Configuration {
         public var cacheEntries: Int = 65_536
         /// Route policies, tried in order; the first that matches applies.
         public var routes: [GatewayRoute] = []
-        /// The policy of requests that match no route.
+        /// The policy of requests that match no route; `"mode": "deny"` refuses them all.
         public var defaultRoute: GatewayRoute = GatewayRoute(name: "default")
 
         public init() {}
@@ -40,14 +40,19 @@ extension Configuration {
             case enforce
             /// Every request goes through; those that would be refused are counted and logged (a gradual rollout).
             case monitor
+            /// Every request is refused, token or not (a default route that lets nothing unlisted through).
+            case deny
         }
 
         /// The name in metrics, and what `routeHeader` or Envoy's `attestd_route` context extension selects.
         public var name: String
         /// HTTP methods covered (upper case); empty covers every method.
         public var methods: Set<String>
-        /// Path prefix covered; nil means the route is selected by name only.
+        /// Path prefix covered, in canonical form (``GatewayPath``); nil means the route is selected by name only.
         public var pathPrefix: String?
+        /// Whether the prefix is compared with regard to case. By default it is not, since many servers route
+        /// without regard to case (Express, ASP.NET Core): `/V1/REDEEM` reaches their `/v1/redeem` handler.
+        public var caseSensitive: Bool
         /// App ids allowed; empty allows every app of the project.
         public var apps: Set<String>
         public var mode: Mode
@@ -55,11 +60,12 @@ extension Configuration {
         /// state store (replay protection for redeem, claim, submit-score calls): refused the second time.
         public var limitedUse: Bool
 
-        public init(name: String, methods: Set<String> = [], pathPrefix: String? = nil, apps: Set<String> = [],
-                    mode: Mode = .enforce, limitedUse: Bool = false) {
+        public init(name: String, methods: Set<String> = [], pathPrefix: String? = nil, caseSensitive: Bool = false,
+                    apps: Set<String> = [], mode: Mode = .enforce, limitedUse: Bool = false) {
             self.name = name
             self.methods = methods
             self.pathPrefix = pathPrefix
+            self.caseSensitive = caseSensitive
             self.apps = apps
             self.mode = mode
             self.limitedUse = limitedUse
@@ -115,21 +121,32 @@ extension Configuration {
 
     private static func readRoute(_ route: JSONFieldReader, appIDs: Set<String>, named fixedName: String?) -> GatewayRoute {
         route.rejectUnknownKeys(except: fixedName == nil
-            ? ["name", "methods", "pathPrefix", "apps", "mode", "limitedUse"]
+            ? ["name", "methods", "pathPrefix", "caseSensitive", "apps", "mode", "limitedUse"]
             : ["apps", "mode", "limitedUse"])
         let name = fixedName ?? route.string("name") ?? ""
         let methods = Set((route.strings("methods", required: false)).map { $0.uppercased() })
         var pathPrefix: String?
         if fixedName == nil, let prefix = route.string("pathPrefix", default: ""), !prefix.isEmpty {
-            if !prefix.hasPrefix("/") { route.problem(route.field("pathPrefix"), "must start with /") }
-            pathPrefix = prefix
+            if !prefix.hasPrefix("/") {
+                route.problem(route.field("pathPrefix"), "must start with /")
+            } else if prefix.contains("?") || prefix.contains("#") {
+                route.problem(route.field("pathPrefix"), "must be a path without a query or fragment")
+            } else {
+                // Matched against canonical paths, so kept in canonical form itself (`/v1//redeem` is `/v1/redeem`).
+                do throws(GatewayPath.Refusal) {
+                    pathPrefix = try GatewayPath.canonical(prefix)
+                } catch {
+                    route.problem(route.field("pathPrefix"), "has no canonical form: \(error.description)")
+                }
+            }
         }
+        let caseSensitive = fixedName == nil && route.bool("caseSensitive", default: false)
         let apps = Set(route.strings("apps", required: false))
         for app in apps where !appIDs.contains(app) {
             route.problem(route.field("apps"), "\(app) is not a configured app")
         }
         let mode = route.choice("mode", default: GatewayRoute.Mode.enforce)
-        return GatewayRoute(name: name, methods: methods, pathPrefix: pathPrefix, apps: apps, mode: mode,
-                            limitedUse: route.bool("limitedUse", default: false))
+        return GatewayRoute(name: name, methods: methods, pathPrefix: pathPrefix, caseSensitive: caseSensitive,
+                            apps: apps, mode: mode, limitedUse: route.bool("limitedUse", default: false))
     }
 }

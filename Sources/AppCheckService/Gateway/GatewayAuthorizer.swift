@@ -3,10 +3,10 @@ import Observability
 import Storage
 import Tokens
 
-/// Decides whether a request may pass the gateway: the App Check token from its headers is verified (signature
-/// against attestd's own current keys, `exp`, `iss`, `aud` naming the project), its app must be allowed by the
-/// request's route policy, and, on limited-use routes, the token must be a limited-use one and is consumed once,
-/// cluster-wide. Shared by the
+/// Decides whether a request may pass the gateway: its path is canonicalized to pick the route policy (or refused
+/// when it has no canonical form), the App Check token from its headers is verified (signature against attestd's
+/// own current keys, `exp`, `iss`, `aud` naming the project), its app must be allowed by the route, and, on
+/// limited-use routes, the token must be a limited-use one and is consumed once, cluster-wide. Shared by the
 /// Envoy ext_authz handler and nginx's auth_request endpoint.
 ///
 /// Threading: `authorize` is called on an event loop. A token found in the verified-token cache, on a route that
@@ -46,9 +46,28 @@ final class GatewayAuthorizer: Sendable {
     /// Decides about `request` and calls `done` exactly once, on this thread or on a verifier thread.
     func authorize(_ request: GatewayRequest, deadlineNanos: UInt64?, requestID: @escaping @Sendable () -> String,
                    done: @escaping @Sendable (GatewayDecision) -> Void) {
-        let route = routes.route(method: request.method, path: request.path, name: request.routeName)
+        let route: Configuration.GatewayRoute
+        do throws(GatewayPath.Refusal) {
+            route = try routes.route(method: request.method, path: request.path, name: request.routeName)
+        } catch {
+            // No route can be told, so no route's mode applies (not even monitor): refused, and counted under the
+            // default route's name.
+            let denial = GatewayDenial.invalidPath(error)
+            metrics.denied(route: routes.fallback.name, app: "", reason: denial.reason)
+            logger.debug("gateway denied", [("requestId", requestID()), ("reason", denial.reason), ("path", request.path)])
+            done(.deny(denial, facts: GatewayFacts(route: routes.fallback.name, decision: "denied", reason: denial.reason)))
+            return
+        }
+        if route.mode == .deny {
+            done(conclude(route, token: nil, .routeDenied, requestID: requestID))
+            return
+        }
         guard let token = request.token, !token.isEmpty else {
             done(conclude(route, token: nil, .missingToken, requestID: requestID))
+            return
+        }
+        guard !token.utf8.contains(UInt8(ascii: ",")) else {
+            done(conclude(route, token: nil, .duplicateToken, requestID: requestID))
             return
         }
         let digest = TokenDigest(token: token)
@@ -96,9 +115,9 @@ final class GatewayAuthorizer: Sendable {
             return conclude(route, token: token, .refused("appNotAllowed"), requestID: requestID)
         }
         if route.limitedUse {
-            // A limited-use token lives 5 minutes and a session token at least 30: only the former is meant to be
-            // spent, so a session token (which the client would need again) is refused here rather than burnt.
-            guard token.expiresAt - token.issuedAt <= TokenLifetime.limitedUse.seconds else {
+            // Only a limited-use token is meant to be spent: a session token (which the client would need again) is
+            // refused here rather than burnt.
+            guard Self.isLimitedUse(token) else {
                 return conclude(route, token: token, .refused("notLimitedUse"), requestID: requestID)
             }
             // The token may have come from the cache: checked again just before the store consumes it.
@@ -125,7 +144,7 @@ final class GatewayAuthorizer: Sendable {
         let headers = token.map(identityHeaders) ?? []
         guard let denial else {
             metrics.allowed(route: route.name, app: app)
-            return .allow(headers: headers)
+            return .allow(headers: headers, facts: GatewayFacts(route: route.name, decision: "allowed", reason: "", token: token))
         }
         switch route.mode {
         case .monitor:
@@ -133,13 +152,19 @@ final class GatewayAuthorizer: Sendable {
             metrics.wouldDeny(route: route.name, app: app, reason: denial.reason)
             logger.debug("gateway would deny", [("requestId", requestID()), ("route", route.name), ("app", app),
                                                 ("reason", denial.reason)])
-            return .allow(headers: headers)
-        case .enforce:
+            return .allow(headers: headers, facts: GatewayFacts(route: route.name, decision: "would_deny",
+                                                                reason: denial.reason, token: token))
+        case .enforce, .deny:
             metrics.denied(route: route.name, app: app, reason: denial.reason)
             logger.debug("gateway denied", [("requestId", requestID()), ("route", route.name), ("app", app),
                                             ("reason", denial.reason)])
-            return .deny(denial)
+            return .deny(denial, facts: GatewayFacts(route: route.name, decision: "denied", reason: denial.reason, token: token))
         }
+    }
+
+    /// A limited-use token lives 5 minutes and a session token at least 30.
+    static func isLimitedUse(_ token: VerifiedAppCheckToken) -> Bool {
+        token.expiresAt - token.issuedAt <= TokenLifetime.limitedUse.seconds
     }
 
     /// The headers set on the upstream request: who the verified caller is.

@@ -238,7 +238,7 @@ const ProtobufCEnumDescriptor envoy__config__core__v3__header_value_option__head
   envoy__config__core__v3__header_value_option__header_append_action__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCFieldDescriptor envoy__config__core__v3__header_value_option__field_descriptors[3] =
+static const ProtobufCFieldDescriptor envoy__config__core__v3__header_value_option__field_descriptors[4] =
 {
   {
     "header",
@@ -250,6 +250,18 @@ static const ProtobufCFieldDescriptor envoy__config__core__v3__header_value_opti
     &envoy__config__core__v3__header_value__descriptor,
     NULL,
     0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "append",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Envoy__Config__Core__V3__HeaderValueOption, append),
+    &google__protobuf__bool_value__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_DEPRECATED,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
@@ -278,15 +290,15 @@ static const ProtobufCFieldDescriptor envoy__config__core__v3__header_value_opti
   },
 };
 static const unsigned envoy__config__core__v3__header_value_option__field_indices_by_name[] = {
-  1,   /* field[1] = append_action */
+  1,   /* field[1] = append */
+  2,   /* field[2] = append_action */
   0,   /* field[0] = header */
-  2,   /* field[2] = keep_empty_value */
+  3,   /* field[3] = keep_empty_value */
 };
-static const ProtobufCIntRange envoy__config__core__v3__header_value_option__number_ranges[2 + 1] =
+static const ProtobufCIntRange envoy__config__core__v3__header_value_option__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 3, 1 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor envoy__config__core__v3__header_value_option__descriptor =
 {
@@ -296,10 +308,10 @@ const ProtobufCMessageDescriptor envoy__config__core__v3__header_value_option__d
   "Envoy__Config__Core__V3__HeaderValueOption",
   "envoy.config.core.v3",
   sizeof(Envoy__Config__Core__V3__HeaderValueOption),
-  3,
+  4,
   envoy__config__core__v3__header_value_option__field_descriptors,
   envoy__config__core__v3__header_value_option__field_indices_by_name,
-  2,  envoy__config__core__v3__header_value_option__number_ranges,
+  1,  envoy__config__core__v3__header_value_option__number_ranges,
   (ProtobufCMessageInit) envoy__config__core__v3__header_value_option__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
