@@ -3,6 +3,16 @@ import HTTP
 import Observability
 
 extension ServiceRouter {
+    /// A gRPC body's size, from its message's 5-byte prefix: a call whose prefix announces more than
+    /// `maxMessageBytes` is answered RESOURCE_EXHAUSTED (and its stream reset) as soon as the prefix arrives, as
+    /// grpc-go does, even while the client keeps the stream open.
+    func announcedBodySize(headers: HTTPHeaders, bodyPrefix: [UInt8]) -> Int? {
+        guard let contentType = headers["content-type"],
+              contentType == "application/grpc" || GRPCRequestHeaders.isGRPC(contentType: contentType)
+        else { return nil }
+        return GRPCFraming.announcedBodySize(bodyPrefix)
+    }
+
     /// A gRPC call: HTTP/2 only, POST, a known method, identity encoding, exactly one message within the limit.
     func serveGRPC(_ request: HTTPRequest, responder: HTTPResponder) {
         guard request.version == .http2 else {
