@@ -43,15 +43,10 @@ extension ServiceRouter {
             finish(request, responder, method: method, status: refusal, response: .grpcTrailersOnly(refusal))
             return
         }
-        let deadline = request.headers["grpc-timeout"].flatMap { GRPCTimeout(headerValue: $0) }
-            .map { request.receivedAtNanos &+ UInt64($0.nanoseconds) }
+        let deadline = deadline(for: request, timeout: request.headers["grpc-timeout"].flatMap { GRPCTimeout(headerValue: $0) })
         let context = context(for: request, method: method, deadlineNanos: deadline)
         endpoint.invoke(message, .protobuf, context) { [self] result in
-            var result = result
-            if let deadline, MonotonicClock.nanoseconds() > deadline {
-                result = .failure(GRPCStatus(.deadlineExceeded, "Deadline exceeded before the answer was ready."))
-            }
-            switch result {
+            switch inTime(result, deadline: deadline) {
             case .success(let bytes):
                 finish(request, responder, method: method, status: .ok, response: .grpc(framedMessage: bytes), requestID: context.requestID)
             case .failure(let status):
