@@ -1,6 +1,5 @@
 import GRPC
 import HTTP
-import Observability
 
 extension ServiceRouter {
     /// The request's deadline in ``MonotonicClock`` nanoseconds, counted from its arrival: its `grpc-timeout`, else
