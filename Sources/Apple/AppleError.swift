@@ -3,7 +3,7 @@ public struct AppleError: Error, Sendable, CustomStringConvertible {
     /// The kinds of failure; new cases may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: Hashable, Sendable {
-            case deviceTokenRejected, authorizationRejected, badRequest, unavailable, unexpectedResponse
+            case deviceTokenRejected, authorizationRejected, badRequest, unavailable, deadlineExceeded, unexpectedResponse
         }
 
         private let wrapped: Wrapped
@@ -17,6 +17,9 @@ public struct AppleError: Error, Sendable, CustomStringConvertible {
         public static let badRequest = Code(.badRequest)
         /// Apple could not be reached or kept answering 429/5xx until the attempts or the deadline ran out.
         public static let unavailable = Code(.unavailable)
+        /// The caller's deadline ran out with no answer from Apple: it did not answer in time (hangs) or there was
+        /// no time left to ask.
+        public static let deadlineExceeded = Code(.deadlineExceeded)
         /// An answer this client does not understand.
         public static let unexpectedResponse = Code(.unexpectedResponse)
 

@@ -17,8 +17,10 @@ final class AppleHTTPClient: Sendable {
         self.pool = CurlHandlePool(capacity: options.pooledHandles)
     }
 
-    /// The first answer that is not worth retrying; `AppleError.unavailable` when none came in time. `body` is
-    /// called for every attempt, so that each carries a fresh transaction id and timestamp.
+    /// The first answer that is not worth retrying; `AppleError.unavailable` when none came (Apple unreachable, or
+    /// answering 429/5xx), `AppleError.deadlineExceeded` when the deadline ran out without an answer (each
+    /// attempt's timeout is what is left of the deadline, so a hanging Apple costs the caller no more than it).
+    /// `body` is called for every attempt, so that each carries a fresh transaction id and timestamp.
     func post(url: String, headers: [String], deadline: ContinuousClock.Instant, body: () -> [UInt8]) throws(AppleError) -> Response {
         var lastProblem = "no attempt made"
         var lastStatus: Int?
@@ -30,8 +32,10 @@ final class AppleHTTPClient: Sendable {
                 usleep(UInt32(wait) * 1000)
             }
             let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else { break }
-            let remainingMillis = Int(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000)
+            // Under a millisecond left is too little for any answer (libcurl's timeouts count whole milliseconds).
+            guard remaining >= .milliseconds(1) else { break }
+            // Rounded up: an attempt that times out has then used the whole deadline, and no futile one follows it.
+            let remainingMillis = Int((remaining / .milliseconds(1)).rounded(.up))
             let bytes = body()
             let outcome = pool.withHandle { handle in
                 handle.post(
@@ -53,6 +57,11 @@ final class AppleHTTPClient: Sendable {
                 lastProblem = "Apple answered \(answer.status) \(response.text.prefix(200))"
                 lastStatus = answer.status
             }
+        }
+        // Out of time with no answer from Apple on the last attempt: the caller's deadline, not Apple's refusal,
+        // ended the call.
+        if lastStatus == nil && ContinuousClock.now >= deadline {
+            throw AppleError(.deadlineExceeded, "deadline exceeded calling \(url): \(lastProblem)")
         }
         throw AppleError(.unavailable, "gave up on \(url): \(lastProblem)", status: lastStatus)
     }

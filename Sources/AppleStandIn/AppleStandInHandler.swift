@@ -4,7 +4,8 @@ import Observability
 import Synchronization
 
 /// Serves Apple's DeviceCheck endpoints and the risk-metric endpoint with Apple's status codes and body texts
-/// (reference `apple-app-attest.md` §3.4 and §5), plus `POST /sim/faults` to script failures from outside.
+/// (reference `apple-app-attest.md` §3.4 and §5), plus `POST /sim/faults` to script failures and delays from outside
+/// and `GET /sim/requests` to count the requests that reached Apple's endpoints.
 final class AppleStandInHandler: HTTPHandler {
     let environment: AppleEnvironment
     let tokenCheck: DeveloperTokenCheck
@@ -31,25 +32,46 @@ final class AppleStandInHandler: HTTPHandler {
     }
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
-        let response = respond(to: request)
+        let (response, delay) = serve(request)
         logger.debug("apple stand-in", [("path", request.path), ("status", String(response.status))])
-        responder.respond(response)
+        guard let delay else {
+            responder.respond(response)
+            return
+        }
+        // A slow or hanging Apple: answered later from a timer, the loop free to serve others meanwhile. A client
+        // that gave up has closed its connection by then, and the answer is dropped.
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) { responder.respond(response) }
     }
 
-    func respond(to request: HTTPRequest) -> HTTPResponse {
+    /// The answer to `request`, as ``handle(_:responder:)`` gives it, but at once: a scripted delay is consumed
+    /// and not waited for.
+    func respond(to request: HTTPRequest) -> HTTPResponse { serve(request).response }
+
+    /// The answer to `request`, and how many milliseconds to hold it back if a delay is scripted.
+    private func serve(_ request: HTTPRequest) -> (response: HTTPResponse, delay: Int?) {
         let path = request.path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.path
-        if path == "/sim/faults" { return scriptFaults(request) }
-        if path == "/sim/receipts" { return scriptReceipts(request) }
+        if path == "/sim/faults" { return (scriptFaults(request), nil) }
+        if path == "/sim/receipts" { return (scriptReceipts(request), nil) }
+        if path == "/sim/requests" {
+            let json = "{\"count\":\(requestCount.load(ordering: .relaxed))}"
+            return (HTTPResponse(status: 200, headers: HTTPHeaders([("content-type", "application/json")]), body: Array(json.utf8)), nil)
+        }
         let endpoints = ["/v1/validate_device_token", "/v1/query_two_bits", "/v1/update_two_bits", "/v1/attestationData"]
-        guard endpoints.contains(path) else { return Self.text(404, "Not Found") }
+        guard endpoints.contains(path) else { return (Self.text(404, "Not Found"), nil) }
         requestCount.add(1, ordering: .relaxed)
-        guard request.method == "POST" else { return Self.text(405, "Method Not Allowed") }
-        if let status = faults.next() {
-            return Self.text(status, status == 429 ? "Too Many Requests" : "Service Unavailable")
+        guard request.method == "POST" else { return (Self.text(405, "Method Not Allowed"), nil) }
+        var delay: Int?
+        switch faults.next() {
+        case .fail(let status)?:
+            return (Self.text(status, status == 429 ? "Too Many Requests" : "Service Unavailable"), nil)
+        case .delay(let milliseconds)?:
+            delay = milliseconds
+        case nil:
+            break
         }
         let now = Int64(Date().timeIntervalSince1970)
-        if path == "/v1/attestationData" { return attestationData(request, now: now) }
-        return deviceCheck(path: path, request, now: now)
+        if path == "/v1/attestationData" { return (attestationData(request, now: now), delay) }
+        return (deviceCheck(path: path, request, now: now), delay)
     }
 
     private func deviceCheck(path: String, _ request: HTTPRequest, now: Int64) -> HTTPResponse {
@@ -114,13 +136,21 @@ final class AppleStandInHandler: HTTPHandler {
         }
     }
 
-    /// `POST /sim/faults` with `{"status": 429, "count": 2}` (no count: every request) or `{"clear": true}`.
+    /// `POST /sim/faults` with `{"status": 429, "count": 2}` (no count: every request), `{"delayMillis": 5000}`
+    /// (served that much later: an Apple that hangs; `count` as for a status) or `{"clear": true}`.
     private func scriptFaults(_ request: HTTPRequest) -> HTTPResponse {
         guard request.method == "POST",
               let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any]
         else { return Self.text(400, "expected a JSON object") }
         if object["clear"] != nil {
             faults.clear()
+            return HTTPResponse(status: 204)
+        }
+        if let delay = object["delayMillis"] {
+            guard let milliseconds = (delay as? NSNumber)?.intValue, (0...3_600_000).contains(milliseconds) else {
+                return Self.text(400, "delayMillis must be 0...3600000")
+            }
+            faults.delay(milliseconds: milliseconds, count: (object["count"] as? NSNumber)?.intValue)
             return HTTPResponse(status: 204)
         }
         guard let status = (object["status"] as? NSNumber)?.intValue, (400...599).contains(status) else {

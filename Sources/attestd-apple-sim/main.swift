@@ -14,7 +14,9 @@ let usage = """
            attestd-apple-sim token --environment development|production --device ID [--expired]
 
     serve prints "listening on port N" once it accepts connections; POST /sim/faults {"status":503,"count":2}
-    scripts failures at run time ({"status":503} without count: every request; {"clear":true} resets).
+    scripts failures at run time ({"status":503} without count: every request; {"clear":true} resets);
+    {"delayMillis":5000} answers requests that much later (a hanging Apple; "count" as for a status).
+    GET /sim/requests answers {"count":N}: the requests that reached Apple's endpoints so far.
     --receipt-ca: an attestd-sim init directory; attestationData then refreshes receipts its CA signed (else 404).
     --receipt-not-before: a new receipt may be refreshed this long after it was made (default 86400, Apple's day).
     POST /sim/receipts {"answer":"normal"|"notModified"|"noData"|"badSignature","riskMetric":N,"notBeforeSeconds":N}

@@ -23,6 +23,18 @@ struct AppleConfigurationTests {
         #expect(configuration.apple.riskMetricURL == nil)
         #expect(configuration.apple.caBundlePath == nil)
         #expect(configuration.projects[0].apps[0].deviceCheck == nil)
+        #expect(configuration.apple.maxQueuedCalls == 256)
+    }
+
+    @Test("apple.maxQueuedCalls bounds the calls waiting for an Apple-call thread, at least one")
+    func maxQueuedCalls() throws {
+        #expect(try parse(apple: #"{"maxQueuedCalls":2}"#).apple.maxQueuedCalls == 2)
+        do {
+            _ = try parse(apple: #"{"maxQueuedCalls":0}"#)
+            Issue.record("a queue of no calls was accepted")
+        } catch {
+            #expect(error.problems.contains("apple.maxQueuedCalls: must be between 1 and 100000"), "\(error.problems)")
+        }
     }
 
     @Test("reads the apple object and an app's deviceCheck key, resolving paths against the file's directory")

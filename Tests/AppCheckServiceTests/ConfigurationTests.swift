@@ -34,6 +34,18 @@ struct ConfigurationTests {
         #expect(configuration.projects[0].apps[0].environment == .development)
     }
 
+    @Test("limits.defaultDeadlineSeconds is 15 unless set, and a deadline of none or over an hour is refused")
+    func defaultDeadline() throws {
+        #expect(try parse(valid).limits.defaultDeadlineSeconds == 15)
+        let set = valid.replacingOccurrences(of: #""listeners""#, with: #""limits":{"defaultDeadlineSeconds":2},"listeners""#)
+        #expect(try parse(set).limits.defaultDeadlineSeconds == 2)
+        for value in ["0", "3601", "1.5"] {
+            let bad = valid.replacingOccurrences(
+                of: #""listeners""#, with: #""limits":{"defaultDeadlineSeconds":\#(value)},"listeners""#)
+            #expect(throws: ConfigurationError.self) { try parse(bad) }
+        }
+    }
+
     @Test("the repository's config/dev.json is valid")
     func devConfig() throws {
         let path = #filePath.replacingOccurrences(of: "Tests/AppCheckServiceTests/ConfigurationTests.swift", with: "config/dev.json")

@@ -133,4 +133,15 @@ struct AppleStandInHandlerTests {
         #expect(post("/v1/validate_device_token", body(), authorization: auth).status == 200)
         #expect(handler.requestCount.load(ordering: .relaxed) == 3)
     }
+
+    @Test("POST /sim/faults scripts a delay and refuses one out of range; GET /sim/requests counts Apple's requests")
+    func delaysAndCount() throws {
+        #expect(post("/sim/faults", #"{"delayMillis":-1}"#, authorization: nil).status == 400)
+        #expect(post("/sim/faults", #"{"delayMillis":10,"count":1}"#, authorization: nil).status == 204)
+        #expect(handler.faults.next() == .delay(milliseconds: 10))
+        #expect(handler.faults.next() == nil)
+        #expect(post("/v1/validate_device_token", body(), authorization: "Bearer \(try jwt())").status == 200)
+        let count = handler.respond(to: HTTPRequest(method: "GET", path: "/sim/requests"))
+        #expect(String(decoding: count.body, as: UTF8.self) == #"{"count":1}"#)
+    }
 }

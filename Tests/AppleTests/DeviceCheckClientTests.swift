@@ -118,6 +118,32 @@ struct DeviceCheckClientTests {
         #expect(fixture.standIn.requestCount > 1)
     }
 
+    @Test("an Apple that hangs is given up at the caller's deadline after one attempt: deadlineExceeded")
+    func hangsPastDeadline() throws {
+        let fixture = try StandInFixture()
+        fixture.standIn.faults.delay(milliseconds: 5_000, count: nil)
+        let token = StandInDeviceToken(environment: .development, deviceID: "device-1").base64
+        let started = ContinuousClock.now
+        let error = #expect(throws: AppleError.self) {
+            try fixture.client().validate(deviceToken: token, deadline: started + .milliseconds(500))
+        }
+        let elapsed = started.duration(to: .now)
+        #expect(error?.code == .deadlineExceeded)
+        #expect(elapsed >= .milliseconds(500) && elapsed < .milliseconds(1_500), "gave up after \(elapsed)")
+        #expect(fixture.standIn.requestCount == 1)
+    }
+
+    @Test("a deadline already passed asks Apple nothing: deadlineExceeded")
+    func deadlineAlreadyPassed() throws {
+        let fixture = try StandInFixture()
+        let token = StandInDeviceToken(environment: .development, deviceID: "device-1").base64
+        let error = #expect(throws: AppleError.self) {
+            try fixture.client().validate(deviceToken: token, deadline: .now - .seconds(1))
+        }
+        #expect(error?.code == .deadlineExceeded)
+        #expect(fixture.standIn.requestCount == 0)
+    }
+
     @Test("a host that refuses connections is unavailable, not a device-token failure")
     func connectionRefused() throws {
         let fixture = try StandInFixture()

@@ -22,6 +22,17 @@ struct GRPCDeadlineTests {
         #expect(GRPCDeadline(receivedAt: 5, timeout: nil, limit: limit).uptimeNanoseconds == 30_000_000_005)
     }
 
+    @Test("a request without a timeout gets the server's default, one with a timeout its own, longer or not")
+    func defaulted() {
+        let fallback = GRPCTimeout(nanoseconds: 15_000_000_000)
+        #expect(GRPCDeadline(receivedAt: 7, timeout: nil, default: fallback).uptimeNanoseconds == 15_000_000_007)
+        #expect(GRPCDeadline(receivedAt: 7, timeout: GRPCTimeout(headerValue: "1S"), default: fallback).uptimeNanoseconds
+            == 1_000_000_007)
+        #expect(GRPCDeadline(receivedAt: 7, timeout: GRPCTimeout(headerValue: "1M"), default: fallback).uptimeNanoseconds
+            == 60_000_000_007)
+        #expect(GRPCDeadline(receivedAt: .max - 1, timeout: nil, default: fallback).uptimeNanoseconds == .max)
+    }
+
     @Test("does not overflow near the end of the clock")
     func saturates() {
         let deadline = GRPCDeadline(receivedAt: .max - 1, timeout: nil, limit: limit)

@@ -27,6 +27,15 @@ struct GRPCFramingTests {
         #expect(GRPCFraming.maxBodySize(forMessageLimit: 64) == 69)
     }
 
+    @Test("reads the body size a prefix announces once all five bytes have arrived")
+    func announcedSize() {
+        #expect(GRPCFraming.announcedBodySize([]) == nil)
+        #expect(GRPCFraming.announcedBodySize([0, 0x80, 0, 0]) == nil)
+        #expect(GRPCFraming.announcedBodySize([0, 0x80, 0, 0, 0]) == 5 + (1 << 31))
+        #expect(GRPCFraming.announcedBodySize([0, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2]) == 5 + 0xFFFF_FFFF)
+        #expect(GRPCFraming.announcedBodySize(GRPCFraming.frame([1, 2, 3])) == 8)
+    }
+
     @Test("refuses a message over the maximum with RESOURCE_EXHAUSTED")
     func overLimit() {
         let framed = GRPCFraming.frame([UInt8](repeating: 1, count: 65))

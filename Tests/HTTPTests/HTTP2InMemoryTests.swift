@@ -94,6 +94,58 @@ struct HTTP2InMemoryTests {
         #expect(harness.handler.received.count == 1)
     }
 
+    @Test("a body over the limit on a stream the client keeps open is answered at once, then reset with NO_ERROR")
+    func tooLargeBodyOnOpenStream() throws {
+        let harness = try Harness { $0.maxRequestBodyBytes = 10 }
+        let stream = harness.client.request(method: "POST", path: "/echo", body: [UInt8](repeating: 7, count: 100),
+                                            endStream: false)
+        #expect(harness.exchange { harness.client.responses[stream]!.closed })
+        let response = try #require(harness.client.responses[stream])
+        #expect(response.headers["x-body-too-large"] == "true")
+        #expect(response.errorCode == NGHTTP2_NO_ERROR.rawValue)
+    }
+
+    @Test("a body whose first bytes announce more than the limit is refused as soon as they arrive, the stream open")
+    func announcedTooLarge() throws {
+        let harness = try Harness { $0.maxRequestBodyBytes = 1_000 }
+        let stream = harness.client.request(
+            method: "POST", path: "/echo", headers: [("content-type", "application/x-length-prefixed")],
+            body: [0x80, 0, 0, 0], endStream: false)
+        #expect(harness.exchange { harness.client.responses[stream]!.closed })
+        let response = try #require(harness.client.responses[stream])
+        #expect(response.status == 200)
+        #expect(response.headers["x-body-too-large"] == "true")
+        #expect(response.errorCode == NGHTTP2_NO_ERROR.rawValue)
+        #expect(harness.handler.received.count == 1)
+        // The connection's other streams are untouched.
+        let next = harness.client.request(path: "/after")
+        #expect(harness.exchange { harness.client.responses[next]!.closed })
+        #expect(harness.client.responses[next]?.text == "/after")
+    }
+
+    @Test("a body announced within the limit is waited for, and served whole when it ends")
+    func announcedWithinLimit() throws {
+        let harness = try Harness { $0.maxRequestBodyBytes = 1_000 }
+        let stream = harness.client.request(
+            method: "POST", path: "/echo", headers: [("content-type", "application/x-length-prefixed")],
+            body: [0, 0, 0, 8], endStream: false)
+        harness.exchange(rounds: 5)
+        #expect(harness.handler.received.isEmpty)
+        #expect(harness.client.responses[stream]?.closed == false)
+        #expect(harness.handler.sizeQuestions.load(ordering: .relaxed) == 1)
+    }
+
+    @Test("a request whose body ends in its first DATA frame is never asked for an announced size")
+    func unaryBodyNotAsked() throws {
+        let harness = try Harness()
+        let stream = harness.client.request(
+            method: "POST", path: "/echo", headers: [("content-type", "application/x-length-prefixed")],
+            body: [0, 0, 0, 8, 1, 2, 3, 4])
+        #expect(harness.exchange { harness.client.responses[stream]!.closed })
+        #expect(harness.client.responses[stream]?.body == [0, 0, 0, 8, 1, 2, 3, 4])
+        #expect(harness.handler.sizeQuestions.load(ordering: .relaxed) == 0)
+    }
+
     @Test("the shutdown notice is followed by a final GOAWAY naming the last stream, then the session ends")
     func twoGoAways() throws {
         let harness = try Harness()

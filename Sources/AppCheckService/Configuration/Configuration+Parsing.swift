@@ -67,7 +67,7 @@ extension Configuration {
         let limitsReader = reader.object("limits")
         limitsReader?.rejectUnknownKeys(except: [
             "maxConcurrentStreams", "maxHeaderListBytes", "maxMessageBytes", "maxBufferedOutputBytes",
-            "idleTimeoutSeconds", "shutdownGraceSeconds",
+            "idleTimeoutSeconds", "shutdownGraceSeconds", "defaultDeadlineSeconds",
         ])
         func limit(_ name: String, _ fallback: Int, _ range: ClosedRange<Int>) -> Int {
             limitsReader?.integer(name, default: fallback, in: range) ?? fallback
@@ -78,7 +78,8 @@ extension Configuration {
             maxMessageBytes: limit("maxMessageBytes", 64 * 1024, 1024...16 << 20),
             maxBufferedOutputBytes: limit("maxBufferedOutputBytes", 1 << 20, 64 * 1024...256 << 20),
             idleTimeoutSeconds: limit("idleTimeoutSeconds", 300, 1...86_400),
-            shutdownGraceSeconds: limit("shutdownGraceSeconds", 10, 0...3_600))
+            shutdownGraceSeconds: limit("shutdownGraceSeconds", 10, 0...3_600),
+            defaultDeadlineSeconds: limit("defaultDeadlineSeconds", 15, 1...3_600))
 
         let keysReader = reader.object("keys", required: true)
         keysReader?.rejectUnknownKeys(except: ["challengeKey", "artifactKey", "tokenSigning", "generateMissing"])
@@ -116,7 +117,7 @@ extension Configuration {
         let store = readStore(storeReader, resolve: resolve)
 
         let appleReader = reader.object("apple")
-        appleReader?.rejectUnknownKeys(except: ["deviceCheckURL", "riskMetricURL", "caBundle"])
+        appleReader?.rejectUnknownKeys(except: ["deviceCheckURL", "riskMetricURL", "caBundle", "maxQueuedCalls"])
         // Every member is optional: an empty string reads as absent.
         func optional(_ name: String) -> String? { appleReader?.string(name, default: "").flatMap { $0.isEmpty ? nil : $0 } }
         for name in ["deviceCheckURL", "riskMetricURL"] {
@@ -124,9 +125,10 @@ extension Configuration {
                 reader.problem("apple.\(name)", "must be an https:// URL")
             }
         }
-        let apple = AppleServices(
+        var apple = AppleServices(
             deviceCheckURL: optional("deviceCheckURL"), riskMetricURL: optional("riskMetricURL"),
             caBundlePath: optional("caBundle").map(resolve))
+        apple.maxQueuedCalls = appleReader?.integer("maxQueuedCalls", default: 256, in: 1...100_000) ?? 256
 
         let projects = reader.objects("projects").map { project in
             project.rejectUnknownKeys(except: ["number", "id", "apps", "serviceAccounts"])

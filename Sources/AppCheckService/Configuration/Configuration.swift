@@ -38,6 +38,9 @@ public struct Configuration: Sendable {
         public var riskMetricURL: String?
         /// A PEM bundle of CAs to trust for Apple's hosts instead of the system's (the stand-in's, in tests).
         public var caBundlePath: String?
+        /// DeviceCheck calls that may wait for one of the Apple-call threads (`apple.maxQueuedCalls`); beyond it a
+        /// call is answered UNAVAILABLE at once. Each waits at most until its caller's deadline.
+        public var maxQueuedCalls: Int = 256
 
         public init(deviceCheckURL: String? = nil, riskMetricURL: String? = nil, caBundlePath: String? = nil) {
             self.deviceCheckURL = deviceCheckURL
@@ -142,6 +145,9 @@ public struct Configuration: Sendable {
         public var maxBufferedOutputBytes: Int
         public var idleTimeoutSeconds: Int
         public var shutdownGraceSeconds: Int
+        /// The deadline of a request that names none (REST, and gRPC calls without `grpc-timeout`), counted from
+        /// its arrival: work still waiting then is dropped, and calls to Apple get what is left of it.
+        public var defaultDeadlineSeconds: Int = 15
     }
 
     public struct Keys: Sendable {

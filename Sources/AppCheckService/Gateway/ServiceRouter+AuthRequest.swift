@@ -24,9 +24,9 @@ extension ServiceRouter {
             path: request.headers[configuration.originalURIHeader] ?? "/",
             routeName: request.headers[configuration.routeHeader],
             token: Self.joinedValues(request.headers, configuration.tokenHeader))
-        let context = context(for: request, method: Self.authRequestMethod, deadlineNanos: nil)
+        let context = context(for: request, method: Self.authRequestMethod, deadlineNanos: deadline(for: request))
         let isHead = request.method == "HEAD"
-        gateway.authorize(gatewayRequest, deadlineNanos: nil, requestID: { context.requestID }) { [self] decision in
+        gateway.authorize(gatewayRequest, deadlineNanos: context.deadlineNanos, requestID: { context.requestID }) { [self] decision in
             switch decision {
             case .allow(let headers, _):
                 let response = HTTPResponse(status: 200, headers: HTTPHeaders(headers), body: [])

@@ -3,6 +3,16 @@ import HTTP
 import Observability
 
 extension ServiceRouter {
+    /// A gRPC body's size, from its message's 5-byte prefix: a call whose prefix announces more than
+    /// `maxMessageBytes` is answered RESOURCE_EXHAUSTED (and its stream reset) as soon as the prefix arrives, as
+    /// grpc-go does, even while the client keeps the stream open.
+    func announcedBodySize(headers: HTTPHeaders, bodyPrefix: [UInt8]) -> Int? {
+        guard let contentType = headers["content-type"],
+              contentType == "application/grpc" || GRPCRequestHeaders.isGRPC(contentType: contentType)
+        else { return nil }
+        return GRPCFraming.announcedBodySize(bodyPrefix)
+    }
+
     /// A gRPC call: HTTP/2 only, POST, a known method, identity encoding, exactly one message within the limit.
     func serveGRPC(_ request: HTTPRequest, responder: HTTPResponder) {
         guard request.version == .http2 else {
@@ -33,15 +43,10 @@ extension ServiceRouter {
             finish(request, responder, method: method, status: refusal, response: .grpcTrailersOnly(refusal))
             return
         }
-        let deadline = request.headers["grpc-timeout"].flatMap { GRPCTimeout(headerValue: $0) }
-            .map { request.receivedAtNanos &+ UInt64($0.nanoseconds) }
+        let deadline = deadline(for: request, timeout: request.headers["grpc-timeout"].flatMap { GRPCTimeout(headerValue: $0) })
         let context = context(for: request, method: method, deadlineNanos: deadline)
         endpoint.invoke(message, .protobuf, context) { [self] result in
-            var result = result
-            if let deadline, MonotonicClock.nanoseconds() > deadline {
-                result = .failure(GRPCStatus(.deadlineExceeded, "Deadline exceeded before the answer was ready."))
-            }
-            switch result {
+            switch inTime(result, deadline: deadline) {
             case .success(let bytes):
                 finish(request, responder, method: method, status: .ok, response: .grpc(framedMessage: bytes), requestID: context.requestID)
             case .failure(let status):

@@ -69,9 +69,10 @@ extension ServiceRouter {
             finish(request, responder, method: method, status: refusal, response: .restError(refusal))
             return
         }
-        let context = context(for: request, method: method, deadlineNanos: nil)
+        let deadline = deadline(for: request)
+        let context = context(for: request, method: method, deadlineNanos: deadline)
         endpoint.invoke(request.body[...], .json(pathParameters: pathParameters), context) { [self] result in
-            switch result {
+            switch inTime(result, deadline: deadline) {
             case .success(let json):
                 var response = HTTPResponse.json(json)
                 for (name, value) in endpoint.restHeaders { response.headers.add(name, value) }

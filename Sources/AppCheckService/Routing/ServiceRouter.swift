@@ -17,11 +17,14 @@ final class ServiceRouter: HTTPHandler {
     let gateway: GatewayAuthorizer?
     /// Rate limits and load shedding, consulted before an RPC's handler runs (see `Admission/`).
     let admission: AdmissionControl?
+    /// The deadline of a request that names none (`limits.defaultDeadlineSeconds`; see `ServiceRouter+Deadline`).
+    let defaultDeadline: GRPCTimeout
     private let requestIDs = RequestIDGenerator()
 
     init(
         endpoints: [RPCEndpoint], maxMessageBytes: Int, metrics: RequestMetrics, registry: MetricsRegistry,
-        health: HealthState, logger: Logger, gateway: GatewayAuthorizer? = nil, admission: AdmissionControl? = nil
+        health: HealthState, logger: Logger, gateway: GatewayAuthorizer? = nil, admission: AdmissionControl? = nil,
+        defaultDeadlineSeconds: Int = 15
     ) {
         self.gateway = gateway
         grpcEndpoints = Dictionary(endpoints.map { ($0.method.path.description, $0) }, uniquingKeysWith: { first, _ in first })
@@ -32,6 +35,7 @@ final class ServiceRouter: HTTPHandler {
         self.health = health
         self.logger = logger
         self.admission = admission
+        defaultDeadline = GRPCTimeout(nanoseconds: Int64(defaultDeadlineSeconds) * 1_000_000_000)
     }
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {

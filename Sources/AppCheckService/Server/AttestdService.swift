@@ -90,7 +90,7 @@ public final class AttestdService: Sendable {
         let router = ServiceRouter(
             endpoints: endpoints, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,
             registry: registry, health: health, logger: logger.with("component", "router"), gateway: gateway,
-            admission: admission)
+            admission: admission, defaultDeadlineSeconds: configuration.limits.defaultDeadlineSeconds)
 
         var http = HTTPServerConfiguration(
             listeners: configuration.listeners.map { listener in

@@ -16,7 +16,8 @@ struct DeviceCheckClients: Sendable {
 
     private let clients: [String: DeviceCheckClient]
     /// Calls to Apple wait on the network for up to the caller's deadline: they get threads of their own, so that a
-    /// slow Apple cannot starve the verifier pool the App Attest exchanges need. Nil when no app uses DeviceCheck.
+    /// slow Apple cannot starve the verifier pool the App Attest exchanges need. Its queue holds at most
+    /// `apple.maxQueuedCalls`. Nil when no app uses DeviceCheck.
     private let pool: VerifierPool?
     /// `attestd_apple_requests_total{app,endpoint,outcome}`: calls to Apple by their outcome (`ok`, or an
     /// ``AppleError/Code``), so that an operator sees Apple refusing our key, or being unavailable, at once.
@@ -25,7 +26,9 @@ struct DeviceCheckClients: Sendable {
         help: "Calls to Apple's DeviceCheck API, by app, endpoint and outcome.",
         labelNames: ["app", "endpoint", "outcome"])
     static let poolThreads = 16
-    static let poolCapacity = 1_024
+    /// A call to Apple with less than this left of its deadline is not started: Apple does not answer that fast,
+    /// so the call would only load Apple (and hold a thread) for an answer the caller is no longer waiting for.
+    static let shortestCallNanos: UInt64 = 100_000_000
 
     init(projects: [Configuration.Project], apple: Configuration.AppleServices) throws {
         var clients: [String: DeviceCheckClient] = [:]
@@ -52,25 +55,35 @@ struct DeviceCheckClients: Sendable {
             }
         }
         self.clients = clients
-        self.pool = clients.isEmpty ? nil : VerifierPool(threads: Self.poolThreads, capacity: Self.poolCapacity, name: "apple-call")
+        self.pool = clients.isEmpty ? nil : VerifierPool(threads: Self.poolThreads, capacity: apple.maxQueuedCalls, name: "apple-call")
     }
 
     /// Runs `work` on the Apple-call threads, as ``ExchangeContext/onPool(_:reply:_:)`` does on the verifier's:
-    /// UNAVAILABLE at once when the queue is full, DEADLINE_EXCEEDED without running when the deadline passed.
+    /// UNAVAILABLE at once when the queue is full. The caller is answered by its deadline whatever Apple does:
+    /// DEADLINE_EXCEEDED at the deadline if `work` has not answered by then (still queued behind calls to a
+    /// hanging Apple, or waiting on Apple itself), and work whose call was so answered never starts, so it never
+    /// calls Apple for a caller who has gone.
     func onPool<Response>(_ context: RPCContext, reply: RPCReply<Response>,
                           _ work: @escaping @Sendable () throws(GRPCStatus) -> Response) {
         guard let pool else {
             reply.fail(GRPCStatus(.failedPrecondition, "DeviceCheck is not configured."))
             return
         }
+        let answer = DeadlineReply(reply)
+        let expired = GRPCStatus(.deadlineExceeded, "Deadline exceeded while waiting to call Apple.")
         let accepted = pool.submit(.init(
-            deadlineNanos: context.deadlineNanos, mayBlock: true,
+            deadlineNanos: context.deadlineNanos.map { $0 &- min($0, Self.shortestCallNanos) }, mayBlock: true,
             run: {
-                do throws(GRPCStatus) { reply.succeed(try work()) } catch { reply.fail(error) }
+                guard !answer.isAnswered else { return }
+                do throws(GRPCStatus) { answer.complete(.success(try work())) } catch { answer.complete(.failure(error)) }
             },
-            expire: { reply.fail(GRPCStatus(.deadlineExceeded, "Deadline exceeded while waiting to call Apple.")) }))
-        if !accepted {
-            reply.fail(GRPCStatus(.unavailable, "Overloaded; try again."))
+            expire: { answer.complete(.failure(expired)) }))
+        guard accepted else {
+            answer.complete(.failure(GRPCStatus(.unavailable, "Too many calls to Apple waiting; try again.")))
+            return
+        }
+        if let deadline = context.deadlineNanos {
+            answer.expire(at: deadline, with: GRPCStatus(.deadlineExceeded, "Deadline exceeded waiting for Apple."))
         }
     }
 

@@ -32,6 +32,14 @@ public enum GRPCFraming {
         prefixSize + maxMessageSize
     }
 
+    /// The body size a unary request's first bytes announce: the prefix and the message length it names; nil until
+    /// the whole prefix has arrived. A transport can refuse a body announced over ``maxBodySize(forMessageLimit:)``
+    /// as soon as the prefix arrives, instead of waiting for bytes it would discard.
+    public static func announcedBodySize(_ bodyPrefix: [UInt8]) -> Int? {
+        guard bodyPrefix.count >= prefixSize else { return nil }
+        return prefixSize + (Int(bodyPrefix[1]) << 24 | Int(bodyPrefix[2]) << 16 | Int(bodyPrefix[3]) << 8 | Int(bodyPrefix[4]))
+    }
+
     /// The single message of a complete unary request body.
     ///
     /// - Throws: RESOURCE_EXHAUSTED when the message is over `maxMessageSize`; UNIMPLEMENTED when it is

@@ -16,6 +16,13 @@ public struct GRPCDeadline: Hashable, Sendable, Comparable {
         uptimeNanoseconds = overflow ? .max : sum
     }
 
+    /// The deadline of a request received at `now`: its `grpc-timeout` when it sent one, else the server's
+    /// `fallback` (for REST calls, and gRPC calls that send none), so that every request has one from its arrival.
+    public init(receivedAt now: UInt64, timeout: GRPCTimeout?, default fallback: GRPCTimeout) {
+        let (sum, overflow) = now.addingReportingOverflow(UInt64(timeout?.nanoseconds ?? fallback.nanoseconds))
+        uptimeNanoseconds = overflow ? .max : sum
+    }
+
     /// Whether the deadline has passed at `now`: the work should stop with DEADLINE_EXCEEDED.
     public func hasPassed(at now: UInt64) -> Bool { now >= uptimeNanoseconds }
 

@@ -485,15 +485,31 @@ final class HTTP2Session {
     func onData(streamID: Int32, _ data: UnsafeBufferPointer<UInt8>) {
         guard let stream = stream(streamID), !stream.dispatched else { return }
         if stream.body.count + data.count > limits.maxRequestBodyBytes {
-            // Answer now with an empty body; the rest of the body is discarded (nghttp2 still credits the flow
-            // control window) and the stream is reset after the response.
-            stream.bodyTooLarge = true
-            stream.body = []
-            stream.dispatched = true
-            completed.append(stream)
+            refuseAsTooLarge(stream)
             return
         }
         stream.body.append(contentsOf: data)
+    }
+
+    /// A DATA frame left the request open: the handler may tell from the body's first bytes that the body will be
+    /// over the limit (a gRPC prefix announcing 2 GiB), and then the request is refused now, not after the request
+    /// timeout. Frames that end the request, as a unary call's usually does, never ask.
+    func onBodyContinues(streamID: Int32) {
+        guard let stream = stream(streamID), !stream.dispatched, !stream.bodySizeAnnounced else { return }
+        guard let announced = connection.context.handler.announcedBodySize(
+            headers: HTTPHeaders(lowercased: stream.headers), bodyPrefix: stream.body)
+        else { return }
+        stream.bodySizeAnnounced = true
+        if announced > limits.maxRequestBodyBytes { refuseAsTooLarge(stream) }
+    }
+
+    /// Answers now with an empty body and ``HTTPRequest/bodyTooLarge``; the rest of the body is discarded
+    /// (nghttp2 still credits the flow control window) and the stream is reset after the response.
+    private func refuseAsTooLarge(_ stream: HTTP2Stream) {
+        stream.bodyTooLarge = true
+        stream.body = []
+        stream.dispatched = true
+        completed.append(stream)
     }
 
     func onDataEnded(streamID: Int32) {

@@ -14,6 +14,8 @@ final class HTTP2Stream {
     @exclusivity(unchecked) var body: [UInt8] = []
     var headersTooLarge = false
     var bodyTooLarge = false
+    /// The handler has said from the body's first bytes how large the body will be; it is not asked again.
+    var bodySizeAnnounced = false
     /// The handler has been given the request (or a 431 is on its way).
     var dispatched = false
     /// The client has ended its side (END_STREAM received).

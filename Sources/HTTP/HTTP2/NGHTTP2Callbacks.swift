@@ -64,6 +64,8 @@ private func onFrameReceived(
             session(userData).onDataEnded(streamID: frame.pointee.hd.stream_id)
         } else if frame.pointee.hd.length == 0 {
             session(userData).spendFrameBudget(1, for: "empty DATA frames")
+        } else {
+            session(userData).onBodyContinues(streamID: frame.pointee.hd.stream_id)
         }
     case NGHTTP2_PING.rawValue, NGHTTP2_SETTINGS.rawValue:
         // Each one obliges an ACK; the ACKs themselves cost nothing.

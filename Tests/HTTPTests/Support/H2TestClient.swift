@@ -19,7 +19,8 @@ final class H2TestClient {
     let socket: TestSocket?
     private var session: OpaquePointer?
     var responses: [Int32: H2TestResponse] = [:]
-    private var requestBodies: [Int32: ([UInt8], Int)] = [:]
+    /// Each request body still being sent: the bytes, how many went out, and whether its last frame ends the stream.
+    private var requestBodies: [Int32: (body: [UInt8], offset: Int, endStream: Bool)] = [:]
     var goAwayLastStreamIDs: [Int32] = []
     var goAwayErrorCodes: [UInt32] = []
     var peerClosed = false
@@ -58,11 +59,12 @@ final class H2TestClient {
         nghttp2_session_get_remote_settings(session, id)
     }
 
-    /// Submits a request; returns its stream id.
+    /// Submits a request; returns its stream id. With `endStream` false the body is sent and the stream left open,
+    /// as by a client that has more to send.
     @discardableResult
     func request(
         method: String = "GET", path: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
-        omitAuthority: Bool = false
+        omitAuthority: Bool = false, endStream: Bool = true
     ) -> Int32 {
         var fields: [(String, String)] = [(":method", method), (":scheme", "http"), (":path", path)]
         if !omitAuthority { fields.append((":authority", "localhost")) }
@@ -88,7 +90,7 @@ final class H2TestClient {
             }
             return nghttp2_submit_request(session, nil, nva, nva.count, nil, nil)
         }
-        if let body { requestBodies[streamID] = (body, 0) }
+        if let body { requestBodies[streamID] = (body, 0, endStream) }
         responses[streamID] = H2TestResponse()
         return streamID
     }
@@ -174,18 +176,20 @@ final class H2TestClient {
     }
 
     fileprivate func readBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: UnsafeMutablePointer<UInt32>) -> Int {
-        guard case (let body, var offset)? = requestBodies[streamID] else {
+        guard case (let body, var offset, let endStream)? = requestBodies[streamID] else {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             return 0
         }
+        // All sent on a stream kept open: nothing more until the test ends it.
+        if offset == body.count { return Int(NGHTTP2_ERR_DEFERRED.rawValue) }
         let count = min(length, body.count - offset)
         body.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + offset, count: count) }
         offset += count
-        if offset == body.count {
+        if offset == body.count && endStream {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
             requestBodies[streamID] = nil
         } else {
-            requestBodies[streamID] = (body, offset)
+            requestBodies[streamID] = (body, offset, endStream)
         }
         return count
     }

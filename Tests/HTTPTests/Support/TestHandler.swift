@@ -9,9 +9,18 @@ import Synchronization
 /// for the loop turn's inline slot twice and returns both answers; `/held` answers from a thread that batches its
 /// loop wake-ups, then flushes them; `/hop-by-hop` answers with HTTP/1.1 connection fields (and look-alikes of the
 /// same lengths) in its headers and trailers; `/thread-name` returns the name of the thread it runs on; anything
-/// else returns the path. Every request is recorded.
+/// else returns the path. Every request is recorded. A body of content type `application/x-length-prefixed`
+/// announces its size in its first 4 bytes (big-endian, the prefix included).
 final class TestHandler: HTTPHandler {
     let requests = Mutex<[HTTPRequest]>([])
+    /// How often the server asked for a body's announced size.
+    let sizeQuestions = Atomic<Int>(0)
+
+    func announcedBodySize(headers: HTTPHeaders, bodyPrefix: [UInt8]) -> Int? {
+        sizeQuestions.add(1, ordering: .relaxed)
+        guard headers["content-type"] == "application/x-length-prefixed", bodyPrefix.count >= 4 else { return nil }
+        return bodyPrefix[..<4].reduce(0) { $0 << 8 | Int($1) }
+    }
 
     var received: [HTTPRequest] { requests.withLock { $0 } }
 
