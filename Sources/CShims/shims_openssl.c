@@ -31,6 +31,11 @@ X509 *cshims_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X
 void cshims_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
 void cshims_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
 
+int cshims_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *names) { return sk_GENERAL_NAME_num(names); }
+GENERAL_NAME *cshims_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *names, int index) {
+    return sk_GENERAL_NAME_value(names, index);
+}
+
 long cshims_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 
 const unsigned long cshims_XN_FLAG_RFC2253 = XN_FLAG_RFC2253;

@@ -38,23 +38,25 @@ extension Configuration {
     private static func read(_ reader: JSONFieldReader, baseDirectory: String) -> Configuration {
         reader.rejectUnknownKeys(except: [
             "listeners", "eventLoops", "logLevel", "limits", "keys", "challengeTtlSeconds", "tokens", "verifier",
-            "trust", "admin", "store", "projects", "apple", "receipts", "gateway", "admission",
+            "trust", "admin", "callers", "store", "projects", "apple", "receipts", "gateway", "admission",
         ])
         func resolve(_ path: String) -> String { path.hasPrefix("/") ? path : baseDirectory + "/" + path }
 
         let listeners = reader.objects("listeners").map { listener in
-            listener.rejectUnknownKeys(except: ["address", "port", "tls"])
+            listener.rejectUnknownKeys(except: ["address", "port", "tls", "role", "services"])
             let tls = listener.object("tls").map { tls in
-                tls.rejectUnknownKeys(except: ["certificate", "privateKey", "recordLayer"])
+                tls.rejectUnknownKeys(except: ["certificate", "privateKey", "recordLayer", "clientCAFile"])
                 return TLS(
                     certificatePath: resolve(tls.string("certificate") ?? ""),
                     privateKeyPath: resolve(tls.string("privateKey") ?? ""),
+                    clientCAFilePath: tls.string("clientCAFile", default: "").flatMap { $0.isEmpty ? nil : resolve($0) },
                     recordLayer: tls.choice("recordLayer", default: TLSConfiguration.RecordLayer.attestd))
             }
             return Listener(
                 address: listener.string("address", default: "127.0.0.1") ?? "127.0.0.1",
                 port: listener.integer("port", default: 8080, in: 0...65535),
-                tls: tls)
+                tls: tls,
+                services: readListenerServices(listener))
         }
 
         var logLevel = LogLevel.info
@@ -169,6 +171,7 @@ extension Configuration {
             apple: apple,
             gateway: readGateway(reader.object("gateway"), projects: projects))
         configuration.storeClockSkewSeconds = storeReader?.integer("clockSkewSeconds", default: 60, in: 0...3_600) ?? 60
+        configuration.callers = readCallers(reader, admin: admin, projects: projects)
         return configuration
     }
 
@@ -282,7 +285,7 @@ extension Configuration {
     }
 
     /// An optional list of SHA-256 digests written as 64 hex digits.
-    private static func sha256Digests(_ reader: JSONFieldReader, _ name: String, what: String) -> [[UInt8]] {
+    static func sha256Digests(_ reader: JSONFieldReader, _ name: String, what: String) -> [[UInt8]] {
         reader.strings(name, required: false).enumerated().compactMap { index, text in
             guard let digest = Hex.decode(text), digest.count == 32 else {
                 reader.problem("\(reader.field(name))[\(index)]", "must be the SHA-256 of the \(what), as 64 hex digits")

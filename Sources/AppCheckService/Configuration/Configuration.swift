@@ -15,6 +15,8 @@ public struct Configuration: Sendable {
     public var verifier: Verifier
     public var trust: Trust
     public var admin: Admin
+    /// The backends and operators that may call the RPCs with effects (`Configuration+Callers.swift`).
+    public var callers: [Caller] = []
     /// The background receipt refresher (`Configuration+Receipts.swift`).
     public var receipts: Receipts = Receipts()
     public var store: Store
@@ -100,8 +102,7 @@ public struct Configuration: Sendable {
         public var privateKeyPath: String?
     }
 
-    /// Who may call the operator RPCs (KeyService): holders of a bearer token whose SHA-256 is listed. Apps never
-    /// hold one. With none listed, those RPCs are disabled.
+    /// `admin.tokenHashes`: the older spelling of operator callers (each hash is one operator, named `admin`).
     public struct Admin: Sendable {
         public var tokenHashes: [[UInt8]]
     }
@@ -129,11 +130,16 @@ public struct Configuration: Sendable {
         public var address: String
         public var port: Int
         public var tls: TLS?
+        /// What this listener serves: `role` `public` or `internal`, or an explicit `services` list; everything
+        /// when it names neither.
+        public var services: ListenerServices = .all
     }
 
     public struct TLS: Sendable {
         public var certificatePath: String
         public var privateKeyPath: String
+        /// PEM bundle of the CAs whose client certificates identify callers on this listener (`clientCAFile`).
+        public var clientCAFilePath: String?
         /// Who protects records after a TLS 1.3 handshake (`tls.recordLayer`: "attestd", the default, or "openssl").
         public var recordLayer: TLSConfiguration.RecordLayer = .attestd
     }

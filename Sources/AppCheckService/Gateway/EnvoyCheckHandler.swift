@@ -19,7 +19,8 @@ struct EnvoyCheckHandler: UnaryHandler {
         let method = RPCMethod(
             path: GRPCMethodPath(service: "envoy.service.auth.v3.Authorization", method: "Check"),
             requestSchema: EnvoyCheckRequest.schema, responseSchema: EnvoyCheckResponse.schema, restBindings: [])
-        return RPCEndpoint(method, EnvoyCheckHandler(gateway: gateway), name: "AuthorizationCheck")
+        return RPCEndpoint(method, EnvoyCheckHandler(gateway: gateway), service: .gateway,
+                           name: "AuthorizationCheck")
     }
 
     func handle(_ request: EnvoyCheckRequest, context: RPCContext, reply: RPCReply<EnvoyCheckResponse>) {

@@ -3,12 +3,20 @@ import Apple
 import GRPC
 
 /// `attestd.v1.DeviceStateService/QueryTwoBits`: the device's two bits for the app's team, read from Apple.
-/// Guarded by the device token itself: Apple answers only for a genuine, current one (a 400 → PERMISSION_DENIED).
+/// Only the app's backend may ask (a backend caller of the app's project): a device that could read its own bits
+/// could learn what the backend decides with them. Apple answers only for a genuine, current device token (a 400 →
+/// PERMISSION_DENIED).
 struct QueryTwoBitsHandler: UnaryHandler {
     let exchange: ExchangeContext
     let deviceCheck: DeviceCheckClients
+    let callers: CallerCredentials
 
     func handle(_ request: QueryTwoBitsRequest, context: RPCContext, reply: RPCReply<TwoBitsState>) {
+        do throws(GRPCStatus) {
+            try callers.authorizeBackend(context, appName: request.app)
+        } catch {
+            return reply.fail(error)
+        }
         deviceCheck.callApple(
             app: request.app, deviceToken: request.deviceToken, endpoint: "query_two_bits", exchange: exchange,
             context: context, reply: reply
@@ -24,12 +32,19 @@ struct QueryTwoBitsHandler: UnaryHandler {
 }
 
 /// `attestd.v1.DeviceStateService/UpdateTwoBits`: sets both bits for the device (proto3 bools are always present),
-/// and answers with the state now stored.
+/// and answers with the state now stored. Only the app's backend may write them: a device that could would reset
+/// its own "free trial used" flag.
 struct UpdateTwoBitsHandler: UnaryHandler {
     let exchange: ExchangeContext
     let deviceCheck: DeviceCheckClients
+    let callers: CallerCredentials
 
     func handle(_ request: UpdateTwoBitsRequest, context: RPCContext, reply: RPCReply<TwoBitsState>) {
+        do throws(GRPCStatus) {
+            try callers.authorizeBackend(context, appName: request.app)
+        } catch {
+            return reply.fail(error)
+        }
         deviceCheck.callApple(
             app: request.app, deviceToken: request.deviceToken, endpoint: "update_two_bits", exchange: exchange,
             context: context, reply: reply

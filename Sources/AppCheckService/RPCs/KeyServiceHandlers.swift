@@ -7,11 +7,11 @@ import Storage
 /// `attestd.v1.KeyService/GetAttestedKey`: what the registry knows about one attested key of an app.
 struct GetAttestedKeyHandler: UnaryHandler {
     let exchange: ExchangeContext
-    let admin: AdminCredential
+    let callers: CallerCredentials
 
     func handle(_ request: GetAttestedKeyRequest, context: RPCContext, reply: RPCReply<AttestedKey>) {
         do throws(GRPCStatus) {
-            try admin.check(context)
+            try callers.authorize(context, .manageKeys)
             let app = try exchange.apps.resolve(request.app)
             guard request.keyID.count == 32 else { throw GRPCStatus(.invalidArgument, "key_id must be 32 bytes.") }
             exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
@@ -26,11 +26,11 @@ struct GetAttestedKeyHandler: UnaryHandler {
 /// `attestd.v1.KeyService/RevokeAttestedKey`: later assertions with the key are refused, on every node.
 struct RevokeAttestedKeyHandler: UnaryHandler {
     let exchange: ExchangeContext
-    let admin: AdminCredential
+    let callers: CallerCredentials
 
     func handle(_ request: RevokeAttestedKeyRequest, context: RPCContext, reply: RPCReply<AttestedKey>) {
         do throws(GRPCStatus) {
-            try admin.check(context)
+            try callers.authorize(context, .manageKeys)
             let app = try exchange.apps.resolve(request.app)
             guard request.keyID.count == 32 else { throw GRPCStatus(.invalidArgument, "key_id must be 32 bytes.") }
             exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in

@@ -5,14 +5,18 @@ import Tokens
 
 /// `VerifyAppCheckToken`, replay protection: the first call for a valid token records it and answers
 /// `already_consumed = false`; every later call, on any node sharing the state store, answers true until the
-/// token expires. An invalid token is PERMISSION_DENIED whatever its consumed state.
+/// token expires. An invalid token is PERMISSION_DENIED whatever its consumed state. Only a backend of the project
+/// may call it: anyone else could burn a device's limited-use tokens, or probe whether they were used.
 struct VerifyAppCheckTokenHandler: UnaryHandler {
     let exchange: ExchangeContext
+    let callers: CallerCredentials
 
     func handle(_ request: VerifyAppCheckTokenRequest, context: RPCContext, reply: RPCReply<VerifyAppCheckTokenResponse>) {
         let project: String
         do throws(GRPCStatus) {
+            try callers.authenticate(context)
             project = try ProjectResourceName(parsing: request.project).project
+            try callers.authorize(context, .actForProject(project))
             guard exchange.apps.hasProject(project) else { throw GRPCStatus(.notFound, "Project \(project) is not served here.") }
             guard !request.appCheckToken.isEmpty else { throw GRPCStatus(.invalidArgument, "app_check_token is required.") }
         } catch {

@@ -1,3 +1,4 @@
+public import HTTP
 public import Observability
 
 /// What a handler knows about the call it serves, besides the request message.
@@ -7,22 +8,28 @@ public import Observability
 public struct RPCContext: Sendable {
     /// CLOCK_MONOTONIC nanoseconds after which the caller has given up (`grpc-timeout`), if it said.
     public let deadlineNanos: UInt64?
-    /// The `authorization` header (gRPC metadata or HTTP), for the operator RPCs that require a credential.
+    /// The `authorization` header (gRPC metadata or HTTP), for the RPCs that require a caller credential.
     public let authorization: String?
+    /// The client certificate verified in the TLS handshake (mutual TLS), the other caller credential.
+    public let clientCertificate: ClientCertificate?
     private let id: RequestID
     private let method: String
     private let baseLogger: Logger
 
-    public init(requestID: String, deadlineNanos: UInt64?, logger: Logger, authorization: String? = nil) {
-        self.init(id: .given(requestID), method: "", deadlineNanos: deadlineNanos, logger: logger, authorization: authorization)
+    public init(requestID: String, deadlineNanos: UInt64?, logger: Logger, authorization: String? = nil,
+                clientCertificate: ClientCertificate? = nil) {
+        self.init(id: .given(requestID), method: "", deadlineNanos: deadlineNanos, logger: logger,
+                  authorization: authorization, clientCertificate: clientCertificate)
     }
 
-    init(id: RequestID, method: String, deadlineNanos: UInt64?, logger: Logger, authorization: String?) {
+    init(id: RequestID, method: String, deadlineNanos: UInt64?, logger: Logger, authorization: String?,
+         clientCertificate: ClientCertificate?) {
         self.id = id
         self.method = method
         self.deadlineNanos = deadlineNanos
         self.baseLogger = logger
         self.authorization = authorization
+        self.clientCertificate = clientCertificate
     }
 
     /// The request id: the caller's `x-request-id` when it sent a sane one, else one of ours. It is in every log

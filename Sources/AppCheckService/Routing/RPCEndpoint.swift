@@ -16,15 +16,18 @@ public struct RPCEndpoint: Sendable {
     public let name: String
     /// Headers added to every successful REST answer (the JWKS's `cache-control`).
     public let restHeaders: [(String, String)]
+    /// The part of attestd it belongs to: a listener that does not serve it answers as for an unknown method.
+    public let service: ListenerServices
     let invoke: @Sendable (ArraySlice<UInt8>, MessageEncoding, RPCContext, @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> Void
 
-    /// An endpoint serving `method` with `handler`.
+    /// An endpoint serving `method` with `handler`, as part of `service`.
     /// `name` replaces the method's short name in metrics when two services share one (`Check`).
-    public init<Handler: UnaryHandler>(_ method: RPCMethod, _ handler: Handler, restHeaders: [(String, String)] = [],
-                                       name: String? = nil) {
+    public init<Handler: UnaryHandler>(_ method: RPCMethod, _ handler: Handler, service: ListenerServices,
+                                       restHeaders: [(String, String)] = [], name: String? = nil) {
         self.method = method
         self.name = name ?? method.path.method
         self.restHeaders = restHeaders
+        self.service = service
         self.invoke = { body, encoding, context, done in
             let request: Handler.Request
             do throws(GRPCStatus) {
@@ -49,14 +52,15 @@ public struct RPCEndpoint: Sendable {
 
     /// An endpoint that answers UNIMPLEMENTED: for the providers attestd does not serve (Play Integrity,
     /// reCAPTCHA, SafetyNet) and for RPCs that a later version will serve.
-    public static func unimplemented(_ method: RPCMethod, reason: String) -> RPCEndpoint {
-        RPCEndpoint(method: method) { _, _, _, done in done(.failure(GRPCStatus(.unimplemented, reason))) }
+    public static func unimplemented(_ method: RPCMethod, service: ListenerServices, reason: String) -> RPCEndpoint {
+        RPCEndpoint(method: method, service: service) { _, _, _, done in done(.failure(GRPCStatus(.unimplemented, reason))) }
     }
 
-    private init(method: RPCMethod, invoke: @escaping @Sendable (ArraySlice<UInt8>, MessageEncoding, RPCContext, @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> Void) {
+    private init(method: RPCMethod, service: ListenerServices, invoke: @escaping @Sendable (ArraySlice<UInt8>, MessageEncoding, RPCContext, @escaping @Sendable (Result<[UInt8], GRPCStatus>) -> Void) -> Void) {
         self.method = method
         self.name = method.path.method
         self.restHeaders = []
+        self.service = service
         self.invoke = invoke
     }
 }

@@ -20,7 +20,7 @@ extension ServiceRouter {
             finish(request, responder, method: RequestMetrics.otherMethod, status: status, response: .restError(status))
             return
         }
-        guard let endpoint = grpcEndpoints[request.path] else {
+        guard let endpoint = served(request).grpc[request.path] else {
             let status = GRPCStatus(.unimplemented, "Method not found: \(request.path)")
             finish(request, responder, method: RequestMetrics.otherMethod, status: status, response: .grpcTrailersOnly(status))
             return

@@ -3,23 +3,25 @@ import HTTP
 import Observability
 
 extension ServiceRouter {
-    /// A REST call (JSON over HTTP/1.1 or HTTP/2), or one of the plain endpoints: `/healthz`, `/metrics`.
+    /// A REST call (JSON over HTTP/1.1 or HTTP/2), or one of the plain endpoints: `/healthz`, `/metrics`, and
+    /// nginx's auth_request path. Each only where the listener serves it; elsewhere it is not found.
     func serveREST(_ request: HTTPRequest, responder: HTTPResponder) {
         let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let served = served(request)
         switch path {
-        case "/healthz": return servePlain(request, responder, name: "healthz", body: health.isServing
+        case "/healthz" where served.serves(.health): return servePlain(request, responder, name: "healthz", body: health.isServing
             ? HTTPResponse.json(Array("{\"status\":\"SERVING\"}".utf8))
             : HTTPResponse(status: 503, headers: HTTPHeaders([("content-type", "application/json")]),
                            body: Array("{\"status\":\"NOT_SERVING\"}".utf8)))
-        case "/metrics": return servePlain(request, responder, name: "metrics", body: HTTPResponse(
+        case "/metrics" where served.serves(.metrics): return servePlain(request, responder, name: "metrics", body: HTTPResponse(
             status: 200, headers: HTTPHeaders([("content-type", "text/plain; version=0.0.4; charset=utf-8")]),
             body: Array(registry.render().utf8)))
         default: break
         }
-        if let gateway, path == gateway.configuration.authRequestPath {
+        if let gateway, path == gateway.configuration.authRequestPath, served.serves(.gateway) {
             return serveAuthRequest(request, responder: responder, gateway: gateway)
         }
-        switch restRouter.route(method: request.method, target: request.path) {
+        switch served.rest.route(method: request.method, target: request.path) {
         case .matched(let endpoint, _, let parameter):
             serveRESTCall(request, responder, endpoint: endpoint, pathParameters: parameter.map { [$0] } ?? [])
         case .methodNotAllowed(let allowed):

@@ -6,8 +6,10 @@ import Synchronization
 /// The one `HTTPHandler` of attestd: tells gRPC from REST from the plain endpoints, and hands each RPC to its
 /// endpoint in the encoding it arrived in. It runs on the event loops, so everything here is cheap.
 final class ServiceRouter: HTTPHandler {
-    let grpcEndpoints: [String: RPCEndpoint]
-    let restRouter: RESTRouter<RPCEndpoint>
+    /// What each listener serves, by its position in the configuration's `listeners`.
+    private let servedByListener: [ServedEndpoints]
+    /// What a request from a listener beyond that list is served: everything (the in-memory tests' requests).
+    private let servedByDefault: ServedEndpoints
     let maxMessageBytes: Int
     let metrics: RequestMetrics
     let registry: MetricsRegistry
@@ -24,11 +26,18 @@ final class ServiceRouter: HTTPHandler {
     init(
         endpoints: [RPCEndpoint], maxMessageBytes: Int, metrics: RequestMetrics, registry: MetricsRegistry,
         health: HealthState, logger: Logger, gateway: GatewayAuthorizer? = nil, admission: AdmissionControl? = nil,
-        defaultDeadlineSeconds: Int = 15
+        defaultDeadlineSeconds: Int = 15, listenerServices: [ListenerServices] = []
     ) {
         self.gateway = gateway
-        grpcEndpoints = Dictionary(endpoints.map { ($0.method.path.description, $0) }, uniquingKeysWith: { first, _ in first })
-        restRouter = RESTRouter(endpoints.flatMap { endpoint in endpoint.method.restBindings.map { ($0, endpoint) } })
+        // Listeners mostly share a role: one table per distinct set of services.
+        var tables: [ListenerServices: ServedEndpoints] = [:]
+        servedByListener = listenerServices.map { services in
+            if let table = tables[services] { return table }
+            let table = ServedEndpoints(endpoints, services: services)
+            tables[services] = table
+            return table
+        }
+        servedByDefault = tables[.all] ?? ServedEndpoints(endpoints, services: .all)
         self.maxMessageBytes = maxMessageBytes
         self.metrics = metrics
         self.registry = registry
@@ -43,7 +52,7 @@ final class ServiceRouter: HTTPHandler {
         // Every gRPC client sends exactly "application/grpc"; the general check handles the variants.
         if let contentType, contentType == "application/grpc" || GRPCRequestHeaders.isGRPC(contentType: contentType) {
             serveGRPC(request, responder: responder)
-        } else if grpcEndpoints[request.path] != nil {
+        } else if served(request).grpc[request.path] != nil {
             // A gRPC method's path without gRPC's content type: the gRPC spec's answer is 415.
             let status = GRPCStatus(.invalidArgument, "Content-Type must be application/grpc for \(request.path).")
             finish(request, responder, method: RequestMetrics.otherMethod, status: status,
@@ -68,9 +77,14 @@ final class ServiceRouter: HTTPHandler {
         ])
     }
 
+    /// The endpoints of the listener `request` arrived on.
+    func served(_ request: HTTPRequest) -> ServedEndpoints {
+        servedByListener.indices.contains(request.listenerIndex) ? servedByListener[request.listenerIndex] : servedByDefault
+    }
+
     func context(for request: HTTPRequest, method: String, deadlineNanos: UInt64?) -> RPCContext {
         RPCContext(id: requestIDs.id(for: request), method: method, deadlineNanos: deadlineNanos, logger: logger,
-                   authorization: request.headers["authorization"])
+                   authorization: request.headers["authorization"], clientCertificate: request.clientCertificate)
     }
 }
 

@@ -16,6 +16,7 @@ public final class AttestdService: Sendable {
     private let health: HealthState
     private let logger: Logger
     private let shutdownGraceSeconds: Double
+    private let listeners: [Configuration.Listener]
     private let signals = Mutex<ShutdownSignals?>(nil)
 
     /// - Parameter extraTrustRootPaths: App Attest roots to trust beside Apple's (`--extra-trust-root`), added
@@ -23,6 +24,8 @@ public final class AttestdService: Sendable {
     public init(configuration: Configuration, extraTrustRootPaths: [String] = [], logger: Logger) throws {
         self.logger = logger
         self.shutdownGraceSeconds = Double(configuration.limits.shutdownGraceSeconds)
+        self.listeners = configuration.listeners
+        Self.warnAboutExposure(configuration, logger: logger)
         let keys = try KeyMaterial.load(configuration.keys, logger: logger)
         let health = HealthState()
         self.health = health
@@ -63,7 +66,7 @@ public final class AttestdService: Sendable {
         let endpoints = EndpointTable.endpoints(.init(
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
             customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
-            admin: AdminCredential(tokenHashes: configuration.admin.tokenHashes),
+            callers: CallerCredentials(callers: configuration.callers),
             deviceCheck: deviceCheck, gateway: gateway))
 
         let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics", ServiceRouter.authRequestMethod])
@@ -90,12 +93,14 @@ public final class AttestdService: Sendable {
         let router = ServiceRouter(
             endpoints: endpoints, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,
             registry: registry, health: health, logger: logger.with("component", "router"), gateway: gateway,
-            admission: admission, defaultDeadlineSeconds: configuration.limits.defaultDeadlineSeconds)
+            admission: admission, defaultDeadlineSeconds: configuration.limits.defaultDeadlineSeconds,
+            listenerServices: configuration.listeners.map(\.services))
 
         var http = HTTPServerConfiguration(
             listeners: configuration.listeners.map { listener in
                 HTTPListener(host: listener.address, port: listener.port, tls: listener.tls.map {
-                    TLSConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath, recordLayer: $0.recordLayer)
+                    TLSConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath, recordLayer: $0.recordLayer,
+                                     clientCertificateAuthoritiesPath: $0.clientCAFilePath)
                 })
             },
             eventLoopCount: configuration.eventLoops)
@@ -143,8 +148,12 @@ public final class AttestdService: Sendable {
         }
         try server.start()
         receiptRefresher?.start()
-        for address in server.boundAddresses {
-            logger.info("listening", [("address", address.host), ("port", String(address.port))])
+        for (address, listener) in zip(server.boundAddresses, listeners) {
+            logger.info("listening", [
+                ("address", address.host), ("port", String(address.port)),
+                ("services", listener.services.names.joined(separator: ",")),
+                ("clientCertificates", listener.tls?.clientCAFilePath == nil ? "no" : "yes"),
+            ])
         }
     }
 

@@ -5,6 +5,7 @@
 #include <openssl/crypto.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 void cshims_OPENSSL_free(void *ptr);
 
@@ -33,6 +34,10 @@ X509 *cshims_sk_X509_value(const STACK_OF(X509) *stack, int index);
 void cshims_sk_X509_free(STACK_OF(X509) *stack);
 // Frees the stack and drops one reference to each certificate (for stacks returned by get1 functions).
 void cshims_sk_X509_pop_free(STACK_OF(X509) *stack);
+
+// STACK_OF(GENERAL_NAME) (a certificate's subjectAltName) is likewise a family of macros.
+int cshims_sk_GENERAL_NAME_num(const STACK_OF(GENERAL_NAME) *names);
+GENERAL_NAME *cshims_sk_GENERAL_NAME_value(const STACK_OF(GENERAL_NAME) *names, int index);
 
 // BIO_get_mem_data is a macro over BIO_ctrl: the bytes a memory BIO holds, without copying.
 long cshims_BIO_get_mem_data(BIO *bio, char **data);

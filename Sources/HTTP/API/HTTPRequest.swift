@@ -19,14 +19,20 @@ public struct HTTPRequest: Sendable {
     public var isTLS: Bool
     /// The peer's address, `host:port` (IPv6 hosts in brackets).
     public var remoteAddress: String
+    /// The position, in ``HTTPServerConfiguration/listeners``, of the listener the request arrived on.
+    public var listenerIndex: Int
+    /// The client's certificate, verified against the listener's client CAs (mutual TLS); nil without one.
+    public var clientCertificate: ClientCertificate?
     /// ``MonotonicClock`` time when the request became complete.
     public var receivedAtNanos: UInt64
 
     public init(
         method: String, path: String, authority: String? = nil, headers: HTTPHeaders = .init(), body: [UInt8] = [],
         bodyTooLarge: Bool = false, version: HTTPVersion = .http2, isTLS: Bool = false, remoteAddress: String = "",
-        receivedAtNanos: UInt64 = 0
+        listenerIndex: Int = 0, clientCertificate: ClientCertificate? = nil, receivedAtNanos: UInt64 = 0
     ) {
+        self.listenerIndex = listenerIndex
+        self.clientCertificate = clientCertificate
         self.method = method
         self.path = path
         self.authority = authority

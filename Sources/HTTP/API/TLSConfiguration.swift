@@ -16,13 +16,19 @@ public struct TLSConfiguration: Sendable {
     /// A PEM file holding the private key of the leaf certificate.
     public var privateKeyPath: String
     public var recordLayer: RecordLayer
+    /// A PEM bundle of the CAs whose client certificates this listener accepts (mutual TLS), or nil to ask for none.
+    /// A client may still connect without a certificate (callers with a bearer token, Prometheus); one that presents
+    /// a certificate that does not chain to these CAs fails the handshake.
+    public var clientCertificateAuthoritiesPath: String?
     /// Records attestd's record layer protects with one key before it updates its keys (RFC 8446 §5.5: AES-GCM
     /// allows 2^24.5). Internal: tests lower it to see the update happen.
     var recordsPerKey: UInt64 = 1 << 24
 
-    public init(certificatePath: String, privateKeyPath: String, recordLayer: RecordLayer = .attestd) {
+    public init(certificatePath: String, privateKeyPath: String, recordLayer: RecordLayer = .attestd,
+                clientCertificateAuthoritiesPath: String? = nil) {
         self.certificatePath = certificatePath
         self.privateKeyPath = privateKeyPath
         self.recordLayer = recordLayer
+        self.clientCertificateAuthoritiesPath = clientCertificateAuthoritiesPath
     }
 }

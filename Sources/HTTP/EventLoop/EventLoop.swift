@@ -133,12 +133,12 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Setup (before the thread starts)
 
     /// Adopts a bound, listening socket. Called before `run()`, on the thread that starts the server.
-    func addListener(fd: Int32, tls: TLSContext?) throws(HTTPServerError) {
+    func addListener(fd: Int32, index: Int, tls: TLSContext?) throws(HTTPServerError) {
         let token = EventLoop.firstListenerToken + UInt64(listeners.count)
         guard cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, cshims_EPOLLIN, token) == 0 else {
             throw HTTPServerError(.systemResourceFailed, "epoll_ctl on a listener: \(Posix.describe(errno))")
         }
-        listeners.append(LoopListener(fd: fd, tls: tls))
+        listeners.append(LoopListener(fd: fd, index: index, tls: tls))
     }
 
     // MARK: Loop thread
@@ -397,7 +397,7 @@ final class EventLoop: @unchecked Sendable {
             }
             let connection = Connection(
                 id: id, fd: fd, loop: self, tls: tls, remoteAddress: "\(peer.host):\(peer.port)",
-                countedHost: limitsAddresses ? peer.host : nil)
+                listenerIndex: listener.index, countedHost: limitsAddresses ? peer.host : nil)
             guard cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, cshims_EPOLLIN, id) == 0 else {
                 logger.warning("epoll_ctl ADD failed", [("error", Posix.describe(errno))])
                 connection.close()
@@ -436,5 +436,7 @@ private struct Inbox {
 /// A listening socket owned by one loop.
 struct LoopListener {
     let fd: Int32
+    /// The listener's position in the server configuration, which every request from it carries.
+    let index: Int
     let tls: TLSContext?
 }

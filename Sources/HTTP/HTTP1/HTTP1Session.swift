@@ -347,7 +347,8 @@ final class HTTP1Session {
             method: method, path: String(decoding: url, as: UTF8.self),
             authority: headers.first { $0.name == "host" }?.value, headers: HTTPHeaders(lowercased: headers),
             body: body, bodyTooLarge: bodyTooLarge, version: .http1_1, isTLS: connection.tls != nil,
-            remoteAddress: connection.remoteAddress, receivedAtNanos: MonotonicClock.nanoseconds())
+            remoteAddress: connection.remoteAddress, listenerIndex: connection.listenerIndex,
+            clientCertificate: connection.tls?.clientCertificate, receivedAtNanos: MonotonicClock.nanoseconds())
         body = []
         let sequence = nextSequence
         nextSequence += 1

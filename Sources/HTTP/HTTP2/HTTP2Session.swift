@@ -170,6 +170,7 @@ final class HTTP2Session {
             let request = HTTPRequest(
                 method: stream.method, path: stream.path, authority: authority, headers: headers, body: stream.body, bodyTooLarge: stream.bodyTooLarge,
                 version: .http2, isTLS: connection.tls != nil, remoteAddress: connection.remoteAddress,
+                listenerIndex: connection.listenerIndex, clientCertificate: connection.tls?.clientCertificate,
                 receivedAtNanos: now)
             stream.headers = []
             stream.body = []

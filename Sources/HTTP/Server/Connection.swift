@@ -13,6 +13,8 @@ final class Connection {
     /// Set for connections without a socket (tests pipe bytes in through `receive(memory:)` and read them here).
     let memoryOutput: MemoryOutput?
     let remoteAddress: String
+    /// The position of the listener that accepted this connection (``HTTPRequest/listenerIndex``).
+    let listenerIndex: Int
     /// The peer's host when it was counted toward ``HTTPServerConfiguration/maxConnectionsPerAddress``.
     private let countedHost: String?
     var isDirty = false
@@ -71,9 +73,10 @@ final class Connection {
     var logger: Logger { loop.logger }
 
     init(
-        id: UInt64, fd: Int32, loop: EventLoop, tls: TLSStream?, remoteAddress: String, countedHost: String? = nil,
-        memoryOutput: MemoryOutput? = nil
+        id: UInt64, fd: Int32, loop: EventLoop, tls: TLSStream?, remoteAddress: String, listenerIndex: Int = 0,
+        countedHost: String? = nil, memoryOutput: MemoryOutput? = nil
     ) {
+        self.listenerIndex = listenerIndex
         self.id = id
         self.fd = fd
         self.loop = loop

@@ -71,7 +71,7 @@ public final class HTTPServer: Sendable {
                     // With port 0 the first socket picks a port; the other loops join it there.
                     if port == 0 { port = ListeningSocket.boundPort(fd) }
                     do throws(HTTPServerError) {
-                        try loop.addListener(fd: fd, tls: tlsContexts[index])
+                        try loop.addListener(fd: fd, index: index, tls: tlsContexts[index])
                     } catch {
                         Posix.close(fd)
                         throw error

@@ -13,6 +13,8 @@ final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
     let recordLayer: TLSConfiguration.RecordLayer
     let recordsPerKey: UInt64
+    /// Whether clients are asked for a certificate that chains to the listener's client CAs.
+    let verifiesClients: Bool
     /// Handshakes completed on this listener, and how many of those connections moved to `TLS13Records`.
     let handshakes = Atomic<Int>(0)
     let recordLayerConnections = Atomic<Int>(0)
@@ -36,6 +38,21 @@ final class TLSContext: @unchecked Sendable {
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
             throw Self.failure(listenerName, "private key \(configuration.privateKeyPath) does not match the certificate")
+        }
+        if let authorities = configuration.clientCertificateAuthoritiesPath {
+            guard SSL_CTX_load_verify_locations(context, authorities, nil) == 1,
+                  let names = SSL_load_client_CA_file(authorities)
+            else {
+                throw Self.failure(listenerName, "cannot load client certificate authorities \(authorities)")
+            }
+            // Ownership of the name list passes to the context: the CAs a client is told it may present.
+            SSL_CTX_set_client_CA_list(context, names)
+            // Asked for, not required: callers that carry a bearer token (and Prometheus) connect without one.
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+            SSL_CTX_set_verify_depth(context, 4)
+            verifiesClients = true
+        } else {
+            verifiesClients = false
         }
         SSL_CTX_set_alpn_select_cb(context, selectALPN, nil)
         if recordLayer == .attestd {

@@ -20,6 +20,9 @@ final class TLSStream {
     private(set) var readWantsWrite = false
     /// The protocol chosen by ALPN (`h2`, `http/1.1`), or nil if none was negotiated (or not yet).
     private(set) var negotiatedProtocol: String?
+    /// The client's certificate, verified against the listener's client CAs during the handshake; nil when the
+    /// listener asks for none or the client sent none.
+    private(set) var clientCertificate: ClientCertificate?
 
     init?(context: TLSContext, fd: Int32) {
         guard let ssl = SSL_new(context.context) else { return nil }
@@ -109,6 +112,7 @@ final class TLSStream {
             negotiatedProtocol = String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
         }
         context.handshakes.add(1, ordering: .relaxed)
+        if context.verifiesClients { clientCertificate = ClientCertificate(verifiedBy: ssl) }
         if context.recordLayer == .attestd { moveToRecordLayer(ssl) }
         forgetSecrets()
         return nil
