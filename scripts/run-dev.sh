@@ -48,5 +48,10 @@ for _ in $(seq 100); do
 done
 grep -q "^listening on port" "$log" || { echo "run: attestd-apple-sim did not start in 10 s:" >&2; cat "$log" >&2; exit 1; }
 echo "run: Apple stand-in on https://127.0.0.1:$port (log: $log)"
+if [ "$config" = config/dev.json ]; then
+  # config/dev.json stores only these tokens' SHA-256; they are for this machine and never for a deployment.
+  echo "run: development callers: 'authorization: Bearer dev-backend-token' (VerifyAppCheckToken and the two bits" \
+    "of project attestd-dev), 'authorization: Bearer dev-admin-token' (the KeyService)"
+fi
 
 "$bin/attestd" serve --config "$config"

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from wire import APP_ID, PROJECT_ID, PROJECT_NUMBER
+from wire import APP_ID, BACKEND_TOKEN, OPERATOR_TOKEN, PROJECT_ID, PROJECT_NUMBER
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -66,6 +66,7 @@ def base_config(h2c_port: int, tls_port: int | None = None, **limits: int) -> di
             "generateMissing": True,
         },
         "challengeTtlSeconds": 300,
+        "callers": callers(),
         "projects": [
             {
                 "number": PROJECT_NUMBER,
@@ -81,6 +82,16 @@ def base_config(h2c_port: int, tls_port: int | None = None, **limits: int) -> di
             }
         ],
     }
+
+
+def callers() -> list[dict]:
+    """The e2e callers: an operator (the KeyService) and the project's backend (replay checks, the two bits)."""
+    def digest(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()
+    return [
+        {"name": "e2e-operator", "role": "operator", "tokenHashes": [digest(OPERATOR_TOKEN)]},
+        {"name": "e2e-backend", "role": "backend", "projects": [PROJECT_ID], "tokenHashes": [digest(BACKEND_TOKEN)]},
+    ]
 
 
 def make_tls_files(directory: Path) -> tuple[Path, Path]:

@@ -21,6 +21,7 @@ import grpc
 import protos
 from curl import curl
 from sim import b64
+from wire import BACKEND_AUTHORIZATION, BACKEND_TOKEN
 
 APP_CHECK = "google.firebase.appcheck.v1"
 # grpcio honours http_proxy from the environment; these tests talk to loopback only.
@@ -114,7 +115,11 @@ class GrpcExchange:
 
     def verify(self, project: str, token: str) -> bool:
         request = self.message("VerifyAppCheckTokenRequest", project=project, app_check_token=token)
-        return self._call(self.stub.VerifyAppCheckToken, request).already_consumed
+        try:
+            answer = self.stub.VerifyAppCheckToken(request, timeout=self.timeout, metadata=[BACKEND_AUTHORIZATION])
+        except grpc.RpcError as error:
+            raise Refused(error.code().name, error.details() or "") from None
+        return answer.already_consumed
 
 
 class RestExchange:
@@ -206,7 +211,7 @@ class RestExchange:
         answer = self.post(
             f"/v1beta/{project}:verifyAppCheckToken",
             {"app_check_token": token},
-            {"Authorization": "Bearer offline-test-token", "X-Firebase-Client": "fire-admin-node/13.0.0"},
+            {"Authorization": f"Bearer {BACKEND_TOKEN}", "X-Firebase-Client": "fire-admin-node/13.0.0"},
         )
         consumed = answer.get("alreadyConsumed", False)
         assert isinstance(consumed, bool), answer

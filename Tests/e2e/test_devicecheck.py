@@ -23,7 +23,7 @@ import pytest
 import protos
 from attestd_server import REPO, AttestdServer, attestd_binary, base_config, free_ports, make_tls_files
 from exchange import IOS_HEADERS, grpc_channel
-from wire import APP_NAME
+from wire import APP_NAME, BACKEND_AUTHORIZATION, BACKEND_TOKEN
 
 TEAM_ID = "DEVTEAM123"  # base_config's app team
 KEY_ID = "DCKEY12345"
@@ -154,18 +154,18 @@ class Grpc:
 
     def query(self, token: str) -> dict:
         request = protos.message("attestd.v1.QueryTwoBitsRequest")(app=APP_NAME, device_token=token)
-        state = self._call(self.state_stub.QueryTwoBits, request, 30)
+        state = self._call(self.state_stub.QueryTwoBits, request, 30, metadata=[BACKEND_AUTHORIZATION])
         return {"bit0": state.bit0, "bit1": state.bit1, "bitsSet": state.bits_set,
                 "lastUpdateTime": state.last_update_time.seconds if state.HasField("last_update_time") else None}
 
     def update(self, token: str, bit0: bool, bit1: bool) -> None:
         request = protos.message("attestd.v1.UpdateTwoBitsRequest")(app=APP_NAME, device_token=token, bit0=bit0, bit1=bit1)
-        self._call(self.state_stub.UpdateTwoBits, request, 30)
+        self._call(self.state_stub.UpdateTwoBits, request, 30, metadata=[BACKEND_AUTHORIZATION])
 
     @staticmethod
-    def _call(method, request, timeout: float):
+    def _call(method, request, timeout: float, metadata: list[tuple[str, str]] | None = None):
         try:
-            return method(request, timeout=timeout)
+            return method(request, timeout=timeout, metadata=metadata)
         except grpc.RpcError as error:
             raise Failed(error.code().name) from None
 
@@ -176,8 +176,10 @@ class Rest:
     def __init__(self, port: int):
         self.port = port
 
-    def _post(self, verb: str, body: dict, timeout: float = 30) -> dict:
+    def _post(self, verb: str, body: dict, timeout: float = 30, backend: bool = False) -> dict:
         headers = dict(IOS_HEADERS)
+        if backend:
+            headers["Authorization"] = f"Bearer {BACKEND_TOKEN}"
         headers["Content-Type"] = "application/json"
         request = urllib.request.Request(f"http://127.0.0.1:{self.port}/v1/{APP_NAME}:{verb}",
                                          data=json.dumps(body).encode(), headers=headers, method="POST")
@@ -191,13 +193,13 @@ class Rest:
         return self._post("exchangeDeviceCheckToken", {"device_token": token}, timeout)["token"]
 
     def query(self, token: str) -> dict:
-        answer = self._post("queryTwoBits", {"device_token": token})
+        answer = self._post("queryTwoBits", {"device_token": token}, backend=True)
         return {"bit0": answer.get("bit0", False), "bit1": answer.get("bit1", False),
                 "bitsSet": answer.get("bitsSet", answer.get("bits_set", False)),
                 "lastUpdateTime": answer.get("lastUpdateTime", answer.get("last_update_time"))}
 
     def update(self, token: str, bit0: bool, bit1: bool) -> None:
-        self._post("updateTwoBits", {"device_token": token, "bit0": bit0, "bit1": bit1})
+        self._post("updateTwoBits", {"device_token": token, "bit0": bit0, "bit1": bit1}, backend=True)
 
 
 class Failed(Exception):

@@ -18,7 +18,7 @@ from attestd_server import DEBUG_TOKEN, DEV_TOKEN_TTL_SECONDS, ExchangeServer, S
 from exchange import GrpcExchange, Refused, RestExchange, grpc_channel
 from failures import assert_denied, counts_failure
 from tokens import custom_token, service_account_key, verify_with_admin, verify_with_pyjwt
-from wire import APP_ID, PROJECT_ID, PROJECT_NUMBER
+from wire import APP_ID, BACKEND_TOKEN, PROJECT_ID, PROJECT_NUMBER
 
 PROJECT = f"projects/{PROJECT_ID}"
 LIMITED_USE_TTL_SECONDS = 300
@@ -245,18 +245,19 @@ def test_verify_is_also_served_under_v1_for_rest(exchange_server: ExchangeServer
     try:
         token = limited_use_token(client, exchange_server)
         path = f"/v1/{PROJECT}:verifyAppCheckToken"
-        assert client.post(path, {"app_check_token": token}).get("alreadyConsumed", False) is False
-        assert client.post(path, {"appCheckToken": token}).get("alreadyConsumed", False) is True
+        backend = {"authorization": f"Bearer {BACKEND_TOKEN}"}
+        assert client.post(path, {"app_check_token": token}, backend).get("alreadyConsumed", False) is False
+        assert client.post(path, {"appCheckToken": token}, backend).get("alreadyConsumed", False) is True
     finally:
         client.close()
 
 
-def test_verifying_for_a_project_attestd_does_not_serve_is_not_found_and_consumes_nothing(
+def test_verifying_for_a_project_the_backend_does_not_act_for_is_permission_denied_and_consumes_nothing(
     exchange_client: GrpcExchange | RestExchange, exchange_server: ExchangeServer
 ) -> None:
     token = limited_use_token(exchange_client, exchange_server)
     with pytest.raises(Refused) as caught:
         exchange_client.verify("projects/someone-else", token)
-    assert caught.value.status == "NOT_FOUND", caught.value
-    assert caught.value.http in (None, 404), caught.value
+    assert caught.value.status == "PERMISSION_DENIED", caught.value
+    assert caught.value.http in (None, 403), caught.value
     assert exchange_client.verify(PROJECT, token) is False

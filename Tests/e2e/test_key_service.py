@@ -1,5 +1,5 @@
-"""attestd.v1.KeyService: the key registry for operators, behind an admin bearer token; a revoked key's
-assertions are refused."""
+"""attestd.v1.KeyService: the key registry for operators, behind an operator's bearer token (here in the older
+`admin.tokenHashes` spelling); a revoked key's assertions are refused."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from exchange import GrpcExchange, Refused, grpc_channel
 from failures import counts_failure
 from sim import Simulator
 from test_state_stores import store_config
-from wire import APP_ID, APP_NAME
+from wire import APP_ID, APP_NAME, BACKEND_AUTHORIZATION, BACKEND_TOKEN
 
 ADMIN_TOKEN = "operator-7c1e0d5a-cc1f-4e1b-9d3e"
 
@@ -82,7 +82,7 @@ def test_an_operator_reads_and_revokes_a_key_and_its_assertions_are_refused(node
     assert status == 200 and body["revoked"] is True and body["counter"] == 1
 
 
-def test_apps_cannot_call_the_key_service(node: AttestdServer, simulator: Simulator) -> None:
+def test_apps_and_backends_cannot_call_the_key_service(node: AttestdServer, simulator: Simulator) -> None:
     port = node.h2c_port
     stub = key_service(port)
     request = protos.message("attestd.v1.GetAttestedKeyRequest")(app=APP_NAME, key_id=bytes(32))
@@ -91,9 +91,15 @@ def test_apps_cannot_call_the_key_service(node: AttestdServer, simulator: Simula
     assert missing.value.code() == grpc.StatusCode.UNAUTHENTICATED
     with pytest.raises(grpc.RpcError) as wrong:
         stub.GetAttestedKey(request, metadata=[("authorization", "Bearer not-the-admin")], timeout=10)
-    assert wrong.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert wrong.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    # A backend's token is a real caller, but not one that may manage keys.
+    with pytest.raises(grpc.RpcError) as backend:
+        stub.GetAttestedKey(request, metadata=[BACKEND_AUTHORIZATION], timeout=10)
+    assert backend.value.code() == grpc.StatusCode.PERMISSION_DENIED
     status, body = rest_key_call(port, "getAttestedKey", bytes(32), None)
     assert status == 401 and body["error"]["status"] == "UNAUTHENTICATED"
+    status, body = rest_key_call(port, "getAttestedKey", bytes(32), BACKEND_TOKEN)
+    assert status == 403 and body["error"]["status"] == "PERMISSION_DENIED"
     # With the token, an unknown key is NOT_FOUND.
     with pytest.raises(grpc.RpcError) as unknown:
         stub.GetAttestedKey(request, metadata=[("authorization", f"Bearer {ADMIN_TOKEN}")], timeout=10)

@@ -14,6 +14,13 @@ APP_ID = "1:123456789012:ios:0123456789abcdef"
 APP_NAME = f"projects/{PROJECT_NUMBER}/apps/{APP_ID}"
 APP_NAME_BY_PROJECT_ID = f"projects/{PROJECT_ID}/apps/{APP_ID}"
 
+# The callers every test configuration names. The backend's token is the one firebase-admin sends through the
+# offline credential of tokens.py, so the real SDK's replay check passes as a backend would.
+BACKEND_TOKEN = "offline-test-token"
+OPERATOR_TOKEN = "e2e-operator-token"
+BACKEND_AUTHORIZATION = ("authorization", f"Bearer {BACKEND_TOKEN}")
+OPERATOR_AUTHORIZATION = ("authorization", f"Bearer {OPERATOR_TOKEN}")
+
 TOKEN_EXCHANGE = "/google.firebase.appcheck.v1.TokenExchangeService"
 CHALLENGE_PATH = f"{TOKEN_EXCHANGE}/GenerateAppAttestChallenge"
 HEALTH_CHECK_PATH = "/grpc.health.v1.Health/Check"
