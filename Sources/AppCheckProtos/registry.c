@@ -50,7 +50,6 @@ static const ProtobufCMessageDescriptor *const messages[] = {
   &envoy__service__auth__v3__check_request__descriptor,
   &envoy__service__auth__v3__denied_http_response__descriptor,
   &envoy__service__auth__v3__ok_http_response__descriptor,
-  &envoy__service__auth__v3__error_response__descriptor,
   &envoy__service__auth__v3__check_response__descriptor,
 };
 

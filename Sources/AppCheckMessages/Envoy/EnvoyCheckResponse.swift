@@ -12,13 +12,13 @@ public struct EnvoyCheckResponse: ProtoMessage, Sendable {
     public var denied: Denied?
     /// Set when allowed.
     public var ok: OK?
-    /// Set when no decision could be made.
-    public var error: ErrorResponse?
+    /// Set when no decision could be made: a `DeniedHttpResponse` in the oneof's `error_response`, as upstream.
+    public var error: Denied?
     /// `dynamic_metadata`: what Envoy keeps under the filter's name for access logs and later filters.
     public var dynamicMetadata: ProtoStruct
 
     public init(statusCode: Int32 = 0, statusMessage: String = "", denied: Denied? = nil, ok: OK? = nil,
-                error: ErrorResponse? = nil, dynamicMetadata: ProtoStruct = ProtoStruct()) {
+                error: Denied? = nil, dynamicMetadata: ProtoStruct = ProtoStruct()) {
         self.statusCode = statusCode
         self.statusMessage = statusMessage
         self.denied = denied
@@ -30,21 +30,6 @@ public struct EnvoyCheckResponse: ProtoMessage, Sendable {
     /// `envoy.service.auth.v3.DeniedHttpResponse`.
     public struct Denied: Sendable, Hashable {
         /// `envoy.type.v3.HttpStatus.code`: 401, 403, 503 ...
-        public var httpStatus: Int32
-        public var headers: [EnvoyHeaderValueOption]
-        public var body: String
-
-        public init(httpStatus: Int32, headers: [EnvoyHeaderValueOption] = [], body: String = "") {
-            self.httpStatus = httpStatus
-            self.headers = headers
-            self.body = body
-        }
-    }
-
-    /// `envoy.service.auth.v3.ErrorResponse`: the HTTP answer for an error, when Envoy's configuration lets the
-    /// authorization service give it.
-    public struct ErrorResponse: Sendable, Hashable {
-        /// `envoy.type.v3.HttpStatus.code`: 503 ...
         public var httpStatus: Int32
         public var headers: [EnvoyHeaderValueOption]
         public var body: String
@@ -79,7 +64,7 @@ extension EnvoyCheckResponse: CBackedMessage {
         statusMessage = status?.message ?? ""
         denied = try message.message(2, as: Denied.self)
         ok = try message.message(3, as: OK.self)
-        error = try message.message(5, as: ErrorResponse.self)
+        error = try message.message(5, as: Denied.self)
         dynamicMetadata = try message.message(4, as: ProtoStruct.self) ?? ProtoStruct()
     }
 
@@ -131,22 +116,6 @@ extension EnvoyCheckResponse: CBackedMessage {
 
 extension EnvoyCheckResponse.Denied: CBackedMessage {
     static let descriptor = MessageDescriptor("envoy.service.auth.v3.DeniedHttpResponse")
-
-    init(reading message: MessageReader) throws(GRPCStatus) {
-        httpStatus = try message.message(1, as: EnvoyCheckResponse.HttpStatus.self)?.code ?? 0
-        headers = try message.messages(2, as: EnvoyHeaderValueOption.self)
-        body = try message.string(3)
-    }
-
-    func write(to message: MessageWriter) {
-        message.message(1, EnvoyCheckResponse.HttpStatus(code: httpStatus))
-        message.messages(2, headers)
-        message.string(3, body)
-    }
-}
-
-extension EnvoyCheckResponse.ErrorResponse: CBackedMessage {
-    static let descriptor = MessageDescriptor("envoy.service.auth.v3.ErrorResponse")
 
     init(reading message: MessageReader) throws(GRPCStatus) {
         httpStatus = try message.message(1, as: EnvoyCheckResponse.HttpStatus.self)?.code ?? 0

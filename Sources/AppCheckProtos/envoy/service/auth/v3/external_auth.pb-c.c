@@ -142,51 +142,6 @@ void   envoy__service__auth__v3__ok_http_response__free_unpacked
   assert(message->base.descriptor == &envoy__service__auth__v3__ok_http_response__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-void   envoy__service__auth__v3__error_response__init
-                     (Envoy__Service__Auth__V3__ErrorResponse         *message)
-{
-  static const Envoy__Service__Auth__V3__ErrorResponse init_value = ENVOY__SERVICE__AUTH__V3__ERROR_RESPONSE__INIT;
-  *message = init_value;
-}
-size_t envoy__service__auth__v3__error_response__get_packed_size
-                     (const Envoy__Service__Auth__V3__ErrorResponse *message)
-{
-  assert(message->base.descriptor == &envoy__service__auth__v3__error_response__descriptor);
-  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
-}
-size_t envoy__service__auth__v3__error_response__pack
-                     (const Envoy__Service__Auth__V3__ErrorResponse *message,
-                      uint8_t       *out)
-{
-  assert(message->base.descriptor == &envoy__service__auth__v3__error_response__descriptor);
-  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
-}
-size_t envoy__service__auth__v3__error_response__pack_to_buffer
-                     (const Envoy__Service__Auth__V3__ErrorResponse *message,
-                      ProtobufCBuffer *buffer)
-{
-  assert(message->base.descriptor == &envoy__service__auth__v3__error_response__descriptor);
-  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
-}
-Envoy__Service__Auth__V3__ErrorResponse *
-       envoy__service__auth__v3__error_response__unpack
-                     (ProtobufCAllocator  *allocator,
-                      size_t               len,
-                      const uint8_t       *data)
-{
-  return (Envoy__Service__Auth__V3__ErrorResponse *)
-     protobuf_c_message_unpack (&envoy__service__auth__v3__error_response__descriptor,
-                                allocator, len, data);
-}
-void   envoy__service__auth__v3__error_response__free_unpacked
-                     (Envoy__Service__Auth__V3__ErrorResponse *message,
-                      ProtobufCAllocator *allocator)
-{
-  if(!message)
-    return;
-  assert(message->base.descriptor == &envoy__service__auth__v3__error_response__descriptor);
-  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
-}
 void   envoy__service__auth__v3__check_response__init
                      (Envoy__Service__Auth__V3__CheckResponse         *message)
 {
@@ -399,70 +354,6 @@ const ProtobufCMessageDescriptor envoy__service__auth__v3__ok_http_response__des
   (ProtobufCMessageInit) envoy__service__auth__v3__ok_http_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor envoy__service__auth__v3__error_response__field_descriptors[3] =
-{
-  {
-    "status",
-    1,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_MESSAGE,
-    0,   /* quantifier_offset */
-    offsetof(Envoy__Service__Auth__V3__ErrorResponse, status),
-    &envoy__type__v3__http_status__descriptor,
-    NULL,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
-    "headers",
-    2,
-    PROTOBUF_C_LABEL_REPEATED,
-    PROTOBUF_C_TYPE_MESSAGE,
-    offsetof(Envoy__Service__Auth__V3__ErrorResponse, n_headers),
-    offsetof(Envoy__Service__Auth__V3__ErrorResponse, headers),
-    &envoy__config__core__v3__header_value_option__descriptor,
-    NULL,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-  {
-    "body",
-    3,
-    PROTOBUF_C_LABEL_NONE,
-    PROTOBUF_C_TYPE_STRING,
-    0,   /* quantifier_offset */
-    offsetof(Envoy__Service__Auth__V3__ErrorResponse, body),
-    NULL,
-    &protobuf_c_empty_string,
-    0,             /* flags */
-    0,NULL,NULL    /* reserved1,reserved2, etc */
-  },
-};
-static const unsigned envoy__service__auth__v3__error_response__field_indices_by_name[] = {
-  2,   /* field[2] = body */
-  1,   /* field[1] = headers */
-  0,   /* field[0] = status */
-};
-static const ProtobufCIntRange envoy__service__auth__v3__error_response__number_ranges[1 + 1] =
-{
-  { 1, 0 },
-  { 0, 3 }
-};
-const ProtobufCMessageDescriptor envoy__service__auth__v3__error_response__descriptor =
-{
-  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
-  "envoy.service.auth.v3.ErrorResponse",
-  "ErrorResponse",
-  "Envoy__Service__Auth__V3__ErrorResponse",
-  "envoy.service.auth.v3",
-  sizeof(Envoy__Service__Auth__V3__ErrorResponse),
-  3,
-  envoy__service__auth__v3__error_response__field_descriptors,
-  envoy__service__auth__v3__error_response__field_indices_by_name,
-  1,  envoy__service__auth__v3__error_response__number_ranges,
-  (ProtobufCMessageInit) envoy__service__auth__v3__error_response__init,
-  NULL,NULL,NULL    /* reserved[123] */
-};
 static const ProtobufCFieldDescriptor envoy__service__auth__v3__check_response__field_descriptors[5] =
 {
   {
@@ -520,7 +411,7 @@ static const ProtobufCFieldDescriptor envoy__service__auth__v3__check_response__
     PROTOBUF_C_TYPE_MESSAGE,
     offsetof(Envoy__Service__Auth__V3__CheckResponse, http_response_case),
     offsetof(Envoy__Service__Auth__V3__CheckResponse, error_response),
-    &envoy__service__auth__v3__error_response__descriptor,
+    &envoy__service__auth__v3__denied_http_response__descriptor,
     NULL,
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */

@@ -23,7 +23,6 @@ PROTOBUF_C__BEGIN_DECLS
 typedef struct Envoy__Service__Auth__V3__CheckRequest Envoy__Service__Auth__V3__CheckRequest;
 typedef struct Envoy__Service__Auth__V3__DeniedHttpResponse Envoy__Service__Auth__V3__DeniedHttpResponse;
 typedef struct Envoy__Service__Auth__V3__OkHttpResponse Envoy__Service__Auth__V3__OkHttpResponse;
-typedef struct Envoy__Service__Auth__V3__ErrorResponse Envoy__Service__Auth__V3__ErrorResponse;
 typedef struct Envoy__Service__Auth__V3__CheckResponse Envoy__Service__Auth__V3__CheckResponse;
 
 
@@ -97,33 +96,6 @@ struct  Envoy__Service__Auth__V3__OkHttpResponse
     , 0,NULL, 0,NULL, 0,NULL }
 
 
-/*
- * HTTP attributes for an error response: the authorization service could not decide (its state store or its
- * workers could not answer). Envoy counts it as an error, not a denial, so its `failure_mode_allow` and
- * `status_on_error` apply.
- */
-struct  Envoy__Service__Auth__V3__ErrorResponse
-{
-  ProtobufCMessage base;
-  /*
-   * The HTTP status sent to the downstream client.
-   */
-  Envoy__Type__V3__HttpStatus *status;
-  /*
-   * HTTP response headers sent to the downstream client.
-   */
-  size_t n_headers;
-  Envoy__Config__Core__V3__HeaderValueOption **headers;
-  /*
-   * The response body sent to the downstream client.
-   */
-  char *body;
-};
-#define ENVOY__SERVICE__AUTH__V3__ERROR_RESPONSE__INIT \
- { PROTOBUF_C_MESSAGE_INIT (&envoy__service__auth__v3__error_response__descriptor) \
-    , NULL, 0,NULL, (char *)protobuf_c_empty_string }
-
-
 typedef enum {
   ENVOY__SERVICE__AUTH__V3__CHECK_RESPONSE__HTTP_RESPONSE__NOT_SET = 0,
   ENVOY__SERVICE__AUTH__V3__CHECK_RESPONSE__HTTP_RESPONSE_DENIED_RESPONSE = 2,
@@ -158,9 +130,11 @@ struct  Envoy__Service__Auth__V3__CheckResponse
      */
     Envoy__Service__Auth__V3__OkHttpResponse *ok_response;
     /*
-     * Supplies http attributes for an error response.
+     * Supplies http attributes for an error response: the authorization service could not decide (its state
+     * store or its workers could not answer). Envoy counts it as an error, not a denial, so its
+     * `failure_mode_allow` and `status_on_error` apply.
      */
-    Envoy__Service__Auth__V3__ErrorResponse *error_response;
+    Envoy__Service__Auth__V3__DeniedHttpResponse *error_response;
   };
 };
 #define ENVOY__SERVICE__AUTH__V3__CHECK_RESPONSE__INIT \
@@ -225,25 +199,6 @@ Envoy__Service__Auth__V3__OkHttpResponse *
 void   envoy__service__auth__v3__ok_http_response__free_unpacked
                      (Envoy__Service__Auth__V3__OkHttpResponse *message,
                       ProtobufCAllocator *allocator);
-/* Envoy__Service__Auth__V3__ErrorResponse methods */
-void   envoy__service__auth__v3__error_response__init
-                     (Envoy__Service__Auth__V3__ErrorResponse         *message);
-size_t envoy__service__auth__v3__error_response__get_packed_size
-                     (const Envoy__Service__Auth__V3__ErrorResponse   *message);
-size_t envoy__service__auth__v3__error_response__pack
-                     (const Envoy__Service__Auth__V3__ErrorResponse   *message,
-                      uint8_t             *out);
-size_t envoy__service__auth__v3__error_response__pack_to_buffer
-                     (const Envoy__Service__Auth__V3__ErrorResponse   *message,
-                      ProtobufCBuffer     *buffer);
-Envoy__Service__Auth__V3__ErrorResponse *
-       envoy__service__auth__v3__error_response__unpack
-                     (ProtobufCAllocator  *allocator,
-                      size_t               len,
-                      const uint8_t       *data);
-void   envoy__service__auth__v3__error_response__free_unpacked
-                     (Envoy__Service__Auth__V3__ErrorResponse *message,
-                      ProtobufCAllocator *allocator);
 /* Envoy__Service__Auth__V3__CheckResponse methods */
 void   envoy__service__auth__v3__check_response__init
                      (Envoy__Service__Auth__V3__CheckResponse         *message);
@@ -273,9 +228,6 @@ typedef void (*Envoy__Service__Auth__V3__DeniedHttpResponse_Closure)
                   void *closure_data);
 typedef void (*Envoy__Service__Auth__V3__OkHttpResponse_Closure)
                  (const Envoy__Service__Auth__V3__OkHttpResponse *message,
-                  void *closure_data);
-typedef void (*Envoy__Service__Auth__V3__ErrorResponse_Closure)
-                 (const Envoy__Service__Auth__V3__ErrorResponse *message,
                   void *closure_data);
 typedef void (*Envoy__Service__Auth__V3__CheckResponse_Closure)
                  (const Envoy__Service__Auth__V3__CheckResponse *message,
@@ -310,7 +262,6 @@ void envoy__service__auth__v3__authorization__check(ProtobufCService *service,
 extern const ProtobufCMessageDescriptor envoy__service__auth__v3__check_request__descriptor;
 extern const ProtobufCMessageDescriptor envoy__service__auth__v3__denied_http_response__descriptor;
 extern const ProtobufCMessageDescriptor envoy__service__auth__v3__ok_http_response__descriptor;
-extern const ProtobufCMessageDescriptor envoy__service__auth__v3__error_response__descriptor;
 extern const ProtobufCMessageDescriptor envoy__service__auth__v3__check_response__descriptor;
 extern const ProtobufCServiceDescriptor envoy__service__auth__v3__authorization__descriptor;
 
