@@ -31,7 +31,7 @@ def render(directory: Path, port: int, attestd_ports: list[int], api_port: int) 
         assert found == count, f"deploy/nginx/nginx.conf: expected {count} match(es) of {pattern!r}, found {found}"
 
     servers = "".join(f"        server 127.0.0.1:{p};\n" for p in attestd_ports)
-    replace(r"^(        server attestd-\d:8080;\n)+", servers)
+    replace(r"^(        server attestd-\d:\d+;\n)+", servers)
     replace(r"server api:9000;", f"server 127.0.0.1:{api_port};")
     replace(r"listen 8081;", f"listen 127.0.0.1:{port};")
     replace(r"^worker_processes auto;", f"worker_processes 1;\ndaemon off;\nerror_log {directory}/error.log info;")

@@ -1,11 +1,16 @@
 """deploy/: Docker and Kubernetes cannot run here, so the files are checked for what matters. Every YAML and JSON file
 parses; the Kubernetes objects agree with each other, with the Dockerfile and with the config they mount, which
-`attestd check-config` accepts; `haproxy -c` accepts the HAProxy config, which then, live, balances gRPC and REST
-over HTTP/2 across three real attestd nodes and routes around one that stops."""
+`attestd check-config` accepts once its caller placeholders are replaced; every shipped config has a public and an
+internal listener and an operator and a backend caller, and, started, serves each side what its role says; the
+device-facing balancers point at the public listener, the gateways and Prometheus at the internal one; `haproxy -c`
+accepts the HAProxy config, which then, live, balances gRPC and REST over HTTP/2 across three real attestd nodes'
+public listeners and routes around one that stops."""
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
 import io
 import json
 import os
@@ -14,12 +19,15 @@ import shlex
 import shutil
 import subprocess
 import time
+import urllib.error
 import urllib.request
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 import grpc
+import jwt
 import pytest
 import yaml
 
@@ -172,6 +180,8 @@ def referenced_files(config: dict) -> list[str]:
     for listener in config["listeners"]:
         if "tls" in listener:
             paths += [listener["tls"]["certificate"], listener["tls"]["privateKey"]]
+            if "clientCAFile" in listener["tls"]:
+                paths.append(listener["tls"]["clientCAFile"])
     redis = config.get("store", {}).get("redis", {})
     if "passwordFile" in redis:
         paths.append(redis["passwordFile"])
@@ -180,6 +190,58 @@ def referenced_files(config: dict) -> list[str]:
 
 def cleartext_ports(config: dict) -> set[int]:
     return {listener["port"] for listener in config["listeners"] if "tls" not in listener}
+
+
+# What a listener serves, by role (README.md, Security, "Listener roles and callers").
+PUBLIC_SERVICES = {"exchange", "jwks", "health"}
+INTERNAL_SERVICES = {"verify", "deviceState", "keys", "gateway", "metrics", "health"}
+ROLES = {"public": PUBLIC_SERVICES, "internal": INTERNAL_SERVICES}
+
+
+def listener_services(listener: dict) -> set[str]:
+    if "role" in listener:
+        return ROLES[listener["role"]]
+    if "services" in listener:
+        return set(listener["services"])
+    return PUBLIC_SERVICES | INTERNAL_SERVICES
+
+
+def role_ports(config: dict, role: str) -> set[int]:
+    """The cleartext ports of the config's listeners with `role`."""
+    return {listener["port"] for listener in config["listeners"]
+            if listener.get("role") == role and "tls" not in listener}
+
+
+def ports_serving(config: dict, service: str) -> set[int]:
+    return {listener["port"] for listener in config["listeners"]
+            if "tls" not in listener and service in listener_services(listener)}
+
+
+def shipped_configs() -> dict[str, dict]:
+    """Every attestd config deploy/ ships: the two Docker ones and the ConfigMap's."""
+    configmap = next(document for document in yaml_documents(KUBERNETES / "configmap.yaml")
+                     if document["metadata"]["name"] == "attestd-config")
+    return {
+        "docker/config.json": json.loads((DEPLOY / "docker" / "config.json").read_text()),
+        "docker/cluster.json": json.loads((DEPLOY / "docker" / "cluster.json").read_text()),
+        "kubernetes/configmap.yaml": json.loads(configmap["data"]["config.json"]),
+    }
+
+
+SHIPPED = sorted(shipped_configs())
+
+
+def with_caller_tokens(config: dict) -> tuple[dict, dict[str, str]]:
+    """The config with each caller's placeholder token hash replaced by the hash of a fresh token, made the way the
+    docs say (32 random bytes in base64); answers the tokens by caller name."""
+    config = json.loads(json.dumps(config))
+    tokens: dict[str, str] = {}
+    for caller in config["callers"]:
+        token = base64.b64encode(os.urandom(32)).decode()
+        tokens[caller["name"]] = token
+        caller["tokenHashes"] = [hashlib.sha256(token.encode()).hexdigest() if digest.startswith("REPLACE") else digest
+                                 for digest in caller["tokenHashes"]]
+    return config, tokens
 
 
 def check_config(path: Path) -> subprocess.CompletedProcess[str]:
@@ -285,10 +347,12 @@ def test_every_file_the_config_names_is_projected_beside_it(
     assert modes and all(mode is not None and mode & 0o007 == 0 for mode in modes), "keys readable by others"
 
 
-def test_probes_call_the_health_service_on_a_cleartext_listener(container: dict, mounted_config: dict) -> None:
-    ports = cleartext_ports(mounted_config)
+def test_probes_call_the_health_service_on_the_public_listener(container: dict, mounted_config: dict) -> None:
     container_ports = {port["containerPort"]: port.get("name") for port in container["ports"]}
-    assert ports <= container_ports.keys(), (ports, container_ports)
+    assert cleartext_ports(mounted_config) <= container_ports.keys(), (mounted_config["listeners"], container_ports)
+    # Health is served on both listeners; the probes ask the public one, which the balancers check too.
+    ports = ports_serving(mounted_config, "health") & role_ports(mounted_config, "public")
+    assert ports, mounted_config["listeners"]
     for kind in ("readinessProbe", "livenessProbe"):
         probe = container[kind]
         if "grpc" in probe:
@@ -350,6 +414,39 @@ def test_the_service_hpa_and_pdb_select_the_deployment(objects: dict[tuple[str, 
         assert 1 <= pdb["minAvailable"] < hpa["minReplicas"]
 
 
+def service_target_ports(service: dict, container: dict) -> set[int]:
+    named_ports = {port.get("name"): port["containerPort"] for port in container["ports"]}
+    targets = {port.get("targetPort", port["port"]) for port in service["spec"]["ports"]}
+    return {named_ports.get(target, target) for target in targets}
+
+
+def test_devices_reach_the_public_listener_and_backends_the_internal_one_through_their_own_services(
+    objects: dict[tuple[str, str], dict], container: dict, mounted_config: dict
+) -> None:
+    public, internal = role_ports(mounted_config, "public"), role_ports(mounted_config, "internal")
+    assert public and internal and not public & internal, mounted_config["listeners"]
+    # The Service the ingress and the device-facing balancers use exposes the public listener and nothing else.
+    assert service_target_ports(objects[("Service", "attestd")], container) == public
+    # Backends, gateways and Prometheus have a Service of their own, inside the cluster only.
+    service = objects[("Service", "attestd-internal")]
+    assert service["spec"].get("type", "ClusterIP") == "ClusterIP"
+    assert service_target_ports(service, container) == internal
+    # No Service reachable from outside the cluster leads to the internal listener.
+    for (kind, name), document in objects.items():
+        if kind == "Service" and document["spec"].get("type") in ("NodePort", "LoadBalancer"):
+            assert not service_target_ports(document, container) & internal, name
+        assert kind != "Ingress", "an Ingress in the manifests: check that it targets the attestd Service only"
+
+
+def test_prometheus_scrapes_the_internal_listener(deployment: dict, container: dict, mounted_config: dict) -> None:
+    annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/scrape"] == "true"
+    assert annotations["prometheus.io/path"] == "/metrics"
+    port = int(annotations["prometheus.io/port"])
+    assert port in ports_serving(mounted_config, "metrics") & role_ports(mounted_config, "internal"), port
+    assert port in {p["containerPort"] for p in container["ports"]}
+
+
 def test_the_config_keeps_state_in_the_durable_redis_of_the_manifests(
     objects: dict[tuple[str, str], dict], mounted_config: dict
 ) -> None:
@@ -406,10 +503,10 @@ def test_check_config_accepts_the_config_the_configmap_mounts(
     contents = {path: object_data(objects, *files[path]) for path in referenced_files(mounted_config)}
     placeholder_files(tmp_path, mounted_config, contents)
     path = tmp_path / "config.json"
-    path.write_text(json.dumps(mounted_config))
+    path.write_text(json.dumps(with_caller_tokens(mounted_config)[0]))
     result = check_config(path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "ok (1 listeners" in result.stdout
+    assert f"ok ({len(mounted_config['listeners'])} listeners" in result.stdout
 
 
 @pytest.mark.parametrize("name", ["config.json", "cluster.json"])
@@ -417,9 +514,186 @@ def test_check_config_accepts_the_docker_configs(tmp_path: Path, name: str) -> N
     config = json.loads((DEPLOY / "docker" / name).read_text())
     placeholder_files(tmp_path, config, {})
     path = tmp_path / name
-    path.write_text(json.dumps(config))
+    path.write_text(json.dumps(with_caller_tokens(config)[0]))
     result = check_config(path)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# ---- listeners and callers of every shipped config ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_listener_has_a_role_and_there_is_one_of_each(name: str) -> None:
+    listeners = shipped_configs()[name]["listeners"]
+    # A listener without a role serves devices and backends on one port (attestd warns when it is not loopback).
+    assert all(listener.get("role") in ROLES and "services" not in listener for listener in listeners), listeners
+    assert sorted(listener["role"] for listener in listeners) == ["internal", "public"], listeners
+
+
+def test_the_shipped_configs_agree_on_their_ports() -> None:
+    # The balancer and gateway configs serve the Docker cluster and Kubernetes alike.
+    layouts = {name: (role_ports(config, "public"), role_ports(config, "internal"))
+               for name, config in shipped_configs().items()}
+    assert len({repr(layout) for layout in layouts.values()}) == 1, layouts
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_config_names_an_operator_and_a_backend_of_its_project(name: str) -> None:
+    config = shipped_configs()[name]
+    # admin.tokenHashes is the older spelling of operators.
+    assert "admin" not in config
+    callers = {caller["role"]: caller for caller in config["callers"]}
+    assert sorted(callers) == ["backend", "operator"] and len(config["callers"]) == 2, config["callers"]
+    projects = {key for project in config["projects"] for key in (project["number"], project["id"])}
+    assert callers["backend"]["projects"] and set(callers["backend"]["projects"]) <= projects
+    assert "projects" not in callers["operator"]
+    for caller in config["callers"]:
+        # Placeholders attestd refuses to load: no node serves until the operator has put real token hashes in.
+        assert caller["tokenHashes"] and all(digest.startswith("REPLACE") for digest in caller["tokenHashes"]), caller
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_check_config_refuses_a_shipped_config_whose_caller_placeholders_were_not_replaced(
+    tmp_path: Path, name: str
+) -> None:
+    config = shipped_configs()[name]
+    placeholder_files(tmp_path, config, {})
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    result = check_config(path)
+    assert result.returncode != 0, result.stdout
+    assert "callers[0].tokenHashes[0]" in result.stderr and "callers[1].tokenHashes[0]" in result.stderr, result.stderr
+
+
+def test_the_docs_say_how_to_make_caller_tokens() -> None:
+    recipe = 'printf %s "$(cat '
+    assert recipe in (KUBERNETES / "configmap.yaml").read_text()
+    readme = (DEPLOY / "README.md").read_text()
+    # deploy/docker/*.json cannot hold comments: the README explains their placeholders.
+    for needed in (recipe, "head -c 32 /dev/urandom | base64", "sha256sum",
+                   "REPLACE-with-the-SHA-256-of-the-operator-token", "REPLACE-with-the-SHA-256-of-the-backend-token",
+                   "authorization: Bearer", "clientCAFile", "certificateNames"):
+        assert needed in readme, needed
+
+
+def runnable(config: dict, directory: Path) -> tuple[dict, dict[str, str]]:
+    """A shipped config as a test can start it: loopback addresses, free ports, SQLite state in `directory`, real
+    caller tokens. Everything else (roles, callers, gateway, projects) as shipped."""
+    config, tokens = with_caller_tokens(config)
+    for listener, port in zip(config["listeners"], free_ports(len(config["listeners"]))):
+        listener["address"], listener["port"] = "127.0.0.1", port
+    config["store"] = {"kind": "sqlite", "path": str(directory / "state.sqlite")}
+    return config, tokens
+
+
+def request(port: int, path: str, body: dict | None = None, token: str | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, dict]:
+    """One REST call: (HTTP status, JSON body or {})."""
+    data = None if body is None else json.dumps(body).encode()
+    all_headers = {"content-type": "application/json", **(headers or {})}
+    if token is not None:
+        all_headers["authorization"] = f"Bearer {token}"
+    call = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, headers=all_headers,
+                                  method="GET" if body is None else "POST")
+    try:
+        with urllib.request.urlopen(call, timeout=10) as response:
+            status, text = response.status, response.read()
+    except urllib.error.HTTPError as error:
+        status, text = error.code, error.read()
+    try:
+        return status, json.loads(text) if text else {}
+    except json.JSONDecodeError:
+        return status, {}
+
+
+def app_check_token(directory: Path, config: dict, jwks: dict) -> str:
+    """An App Check token as attestd mints them, signed with the node's own key (its kid from the JWKS)."""
+    (key,) = jwks["keys"]
+    project = config["projects"][0]
+    now = int(time.time())
+    claims = {"iss": f"https://firebaseappcheck.googleapis.com/{project['number']}", "sub": project["apps"][0]["appId"],
+              "aud": [f"projects/{project['number']}", f"projects/{project['id']}"], "iat": now, "exp": now + 600,
+              "jti": str(uuid.uuid4())}
+    pem = (directory / config["keys"]["tokenSigning"][-1]).read_bytes()
+    return jwt.encode(claims, pem, algorithm="RS256", headers={"kid": key["kid"], "typ": "JWT"})
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_shipped_config_serves_devices_on_the_public_listener_and_backends_on_the_internal_one(
+    tmp_path: Path, name: str
+) -> None:
+    config, tokens = runnable(shipped_configs()[name], tmp_path)
+    placeholder_files(tmp_path, config, {})
+    node = AttestdServer(tmp_path, config)
+    node.start()
+    try:
+        records = node.log_records()
+        warnings = [record["msg"] for record in records if record.get("level") == "warning"]
+        assert not [msg for msg in warnings if "callers" in msg or "one port" in msg], warnings
+        listening = {int(record["port"]): set(record["services"].split(",")) for record in records
+                     if record.get("msg") == "listening"}
+        assert listening == {listener["port"]: ROLES[listener["role"]] for listener in config["listeners"]}, listening
+        (public,), (internal,) = role_ports(config, "public"), role_ports(config, "internal")
+        project, app_id = config["projects"][0]["id"], config["projects"][0]["apps"][0]["appId"]
+        challenge = f"/v1/projects/{project}/apps/{app_id}:generateAppAttestChallenge"
+        verify = f"/v1beta/projects/{project}:verifyAppCheckToken"
+        key = f"/v1/projects/{project}/apps/{app_id}:getAttestedKey"
+        backend = next(caller["name"] for caller in config["callers"] if caller["role"] == "backend")
+        operator = next(caller["name"] for caller in config["callers"] if caller["role"] == "operator")
+
+        # Devices: the challenge, the JWKS and health; the rest is unknown there, credential or not.
+        assert request(public, "/healthz")[0] == 200
+        status, jwks = request(public, "/v1/jwks")
+        assert status == 200 and jwks["keys"], jwks
+        assert request(public, challenge, {})[0] == 200
+        for path, body in (("/metrics", None), ("/v1/authz", None), (verify, {"app_check_token": "x"}),
+                           (key, {"key_id": "x"})):
+            assert request(public, path, body, token=tokens[backend])[0] == 404, path
+
+        # Backends, gateways, Prometheus: health and metrics, the caller RPCs with their tokens, the gateway.
+        assert request(internal, "/healthz")[0] == 200
+        assert request(internal, "/metrics")[0] == 200
+        assert request(internal, challenge, {})[0] == 404
+        assert request(internal, "/v1/jwks")[0] == 404
+        token = app_check_token(tmp_path, config, jwks)
+        assert request(internal, verify, {"app_check_token": token})[0] == 401
+        assert request(internal, verify, {"app_check_token": token}, token="not-a-caller-token")[0] == 401
+        assert request(internal, verify, {"app_check_token": token}, token=tokens[operator])[0] == 403
+        status, answer = request(internal, verify, {"app_check_token": token}, token=tokens[backend])
+        assert status == 200 and answer.get("alreadyConsumed", False) is False, answer
+        status, answer = request(internal, verify, {"app_check_token": token}, token=tokens[backend])
+        assert status == 200 and answer.get("alreadyConsumed") is True, answer
+        assert request(internal, key, {"key_id": "AAAA"}, token=tokens[backend])[0] == 403
+        # The operator gets past the caller check: an unknown key, not a refusal nor an unknown route.
+        status, answer = request(internal, key, {"key_id": "AAAA"}, token=tokens[operator])
+        assert status not in (401, 403) and not answer["error"]["message"].startswith("No route"), (status, answer)
+        authz = {"X-Original-Method": "GET", "X-Original-URI": "/v1/profile"}
+        assert request(internal, "/v1/authz", headers=authz)[0] == 401
+        fresh = app_check_token(tmp_path, config, jwks)
+        assert request(internal, "/v1/authz", headers={**authz, "X-Firebase-AppCheck": fresh})[0] == 200
+
+        # Over gRPC alike: Envoy's Check and the caller RPCs are unknown on the public listener.
+        for method in ("/envoy.service.auth.v3.Authorization/Check",
+                       "/google.firebase.appcheck.v1.TokenExchangeService/VerifyAppCheckToken",
+                       "/attestd.v1.DeviceStateService/QueryTwoBits", "/attestd.v1.KeyService/GetAttestedKey"):
+            assert grpc_code(public, method) == grpc.StatusCode.UNIMPLEMENTED, method
+            assert grpc_code(internal, method) != grpc.StatusCode.UNIMPLEMENTED, method
+        assert grpc_code(internal, "/google.firebase.appcheck.v1.TokenExchangeService/GenerateAppAttestChallenge") \
+            == grpc.StatusCode.UNIMPLEMENTED
+    finally:
+        node.kill()
+
+
+def grpc_code(port: int, method: str) -> grpc.StatusCode:
+    """The status of one gRPC call with an empty request message and no credential."""
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        call = channel.unary_unary(method, request_serializer=lambda message: message,
+                                   response_deserializer=lambda message: message)
+        try:
+            call(b"", timeout=10)
+            return grpc.StatusCode.OK
+        except grpc.RpcError as error:
+            return error.code()
 
 
 def test_the_secret_placeholders_say_how_to_replace_them(objects: dict[tuple[str, str], dict]) -> None:
@@ -467,9 +741,11 @@ def test_the_image_runs_non_root_with_the_entrypoint_and_ports_the_manifests_use
     (entrypoint,) = dockerfile.instructions(1, "ENTRYPOINT")
     assert json.loads(entrypoint) == ["attestd", "serve", "--config", config_path_of(container)]
     exposed = {int(port.split("/")[0]) for line in dockerfile.instructions(1, "EXPOSE") for port in line.split()}
-    assert cleartext_ports(mounted_config) <= exposed
+    for config in shipped_configs().values():
+        assert cleartext_ports(config) <= exposed, (config["listeners"], exposed)
     (healthcheck,) = dockerfile.instructions(1, "HEALTHCHECK")
-    port = next(iter(cleartext_ports(mounted_config)))
+    # The public listener's health, as the balancers and the Kubernetes probes ask it.
+    (port,) = ports_serving(mounted_config, "health") & role_ports(mounted_config, "public")
     assert f"http://127.0.0.1:{port}/healthz" in healthcheck
     assert "curl" in dockerfile.apt_packages(1)
 
@@ -544,6 +820,10 @@ def test_haproxy_sends_grpc_over_h2_to_three_health_checked_backends() -> None:
     assert ["http-check", "expect", "status", "200"] in backend
     frontend = haproxy_sections()["frontend attestd"]
     assert any("alpn" in words and "h2,http/1.1" in words for words in frontend if words[0] == "bind")
+    # Devices' traffic goes to the nodes' public listeners (the default of each ATTESTD_N, "${ATTESTD_1-host:port}").
+    ports = {int(re.fullmatch(r'"\$\{ATTESTD_\d-[\w.-]+:(\d+)\}"', words[2]).group(1)) for words in servers}
+    for config in shipped_configs().values():
+        assert ports <= role_ports(config, "public") & ports_serving(config, "exchange"), (ports, config["listeners"])
 
 
 def tls_pem(directory: Path) -> Path:
@@ -580,7 +860,10 @@ def test_envoy_sends_grpc_over_h2_to_three_backends_with_grpc_health_checks(moun
     endpoints = [endpoint["endpoint"]["address"]["socket_address"]
                  for group in cluster["load_assignment"]["endpoints"] for endpoint in group["lb_endpoints"]]
     assert len(endpoints) == 3
-    assert {endpoint["port_value"] for endpoint in endpoints} <= cleartext_ports(mounted_config)
+    # Devices' traffic goes to the public listeners, which serve the exchanges and health.
+    for config in shipped_configs().values():
+        public = role_ports(config, "public") & ports_serving(config, "exchange") & ports_serving(config, "health")
+        assert {endpoint["port_value"] for endpoint in endpoints} <= public, (endpoints, config["listeners"])
     (listener,) = envoy["static_resources"]["listeners"]
     manager = listener["filter_chains"][0]["filters"][0]["typed_config"]
     assert manager["codec_type"] == "AUTO"
@@ -603,6 +886,11 @@ def test_envoy_ext_authz_checks_every_route_with_attestd_and_fails_closed() -> N
     options = attestd["typed_extension_protocol_options"]["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]
     assert "http2_protocol_options" in options["explicit_http_config"]
     assert attestd["health_checks"][0]["grpc_health_check"].get("service_name", "") == ""
+    # Check is served on the internal listeners only (it needs no credential: devices must not reach it).
+    ports = {endpoint["endpoint"]["address"]["socket_address"]["port_value"]
+             for group in attestd["load_assignment"]["endpoints"] for endpoint in group["lb_endpoints"]}
+    for config in shipped_configs().values():
+        assert ports <= role_ports(config, "internal") & ports_serving(config, "gateway"), (ports, config["listeners"])
     # Every route name Envoy sends is a route policy of the deployed attestd config; the rest are checked by path.
     gateway = json.loads((DEPLOY / "docker" / "config.json").read_text())["gateway"]
     policies = {route["name"]: route for route in gateway["routes"]}
@@ -623,6 +911,13 @@ def test_nginx_accepts_its_auth_request_config(tmp_path: Path) -> None:
     assert "proxy_pass http://attestd/v1/authz;" in text
     gateway = json.loads((DEPLOY / "docker" / "config.json").read_text())["gateway"]
     assert gateway["authRequestPath"] == "/v1/authz"
+    # The auth_request subrequests go to the internal listeners, which serve the gateway path.
+    upstream = re.search(r"upstream attestd \{(.*?)\}", text, re.DOTALL)
+    assert upstream, "nginx.conf has no attestd upstream"
+    ports = {int(port) for port in re.findall(r"^\s*server \S+:(\d+);", upstream.group(1), re.MULTILINE)}
+    assert len(ports) == 1, upstream.group(1)
+    for config in shipped_configs().values():
+        assert ports <= role_ports(config, "internal") & ports_serving(config, "gateway"), (ports, config["listeners"])
     # The deployed file with loopback hosts and paths in the test's directory (the e2e gateway tests run it).
     result = nginx_server.Nginx(tmp_path, 8081, [8080], 9000).check()
     assert result.returncode == 0, result.stderr
@@ -640,11 +935,17 @@ def test_the_compose_cluster_matches_the_balancer_backends_and_the_image() -> No
     assert nodes == haproxy_servers == envoy_hosts == ["attestd-1", "attestd-2", "attestd-3"]
     (entrypoint,) = Dockerfile.read().instructions(1, "ENTRYPOINT")
     config_path = json.loads(entrypoint)[-1]
+    cluster = json.loads((DEPLOY / "docker" / "cluster.json").read_text())
     for node in nodes:
         mounts = {volume.split(":")[1]: volume.split(":")[0] for volume in compose["services"][node]["volumes"]}
         assert mounts[config_path] == "./cluster.json"
-        cluster = json.loads((DEPLOY / "docker" / "cluster.json").read_text())
         assert cluster["store"]["redis"]["host"] in compose["services"]
+        # The nodes publish nothing on the host: devices come through HAProxy, the rest over the project's network.
+        assert "ports" not in compose["services"][node], node
+    published = {int(str(mapping).split(":")[-1]) for mapping in compose["services"]["haproxy"]["ports"]}
+    frontend = haproxy_sections()["frontend attestd"]
+    binds = {int(re.search(r":(\d+)\}?\"?$", words[1]).group(1)) for words in frontend if words[0] == "bind"}
+    assert binds <= published, (binds, published)
 
 
 # ---- HAProxy, live, in front of three real attestd nodes ---------------------------------------------------------
@@ -700,8 +1001,15 @@ class HAProxy:
 @pytest.fixture
 def cluster(tmp_path: Path) -> Iterator[tuple[list[AttestdServer], HAProxy]]:
     haproxy_or_skip()
-    nodes = [AttestdServer(tmp_path / f"node-{index}", base_config(port)) for index, port in enumerate(free_ports(3), 1)]
-    balancer = HAProxy(tmp_path, [node.h2c_port for node in nodes])
+    shipped = json.loads((DEPLOY / "docker" / "cluster.json").read_text())["listeners"]
+    nodes = []
+    for index in range(1, 4):
+        config = base_config(0)
+        # cluster.json's listeners (a public and an internal one), on loopback ports.
+        config["listeners"] = [{**listener, "address": "127.0.0.1", "port": port}
+                               for listener, port in zip(shipped, free_ports(len(shipped)))]
+        nodes.append(AttestdServer(tmp_path / f"node-{index}", config))
+    balancer = HAProxy(tmp_path, [next(iter(role_ports(node.config, "public"))) for node in nodes])
     try:
         for node in nodes:
             node.start()
@@ -739,6 +1047,9 @@ def test_haproxy_balances_grpc_over_three_nodes_and_routes_around_a_stopped_one(
         assert [health(channel) for _ in range(12)] == [serving] * 12
         for _ in range(6):
             assert challenge_over_rest(balancer.port)["ttl"] == "300s"
+        # Behind the device-facing balancer, nothing of the internal listener is reachable.
+        for path in ("/metrics", "/v1/authz"):
+            assert request(balancer.port, path)[0] == 404, path
         counts = {name: int(row["stot"]) for name, row in balancer.servers().items()}
         assert all(counts[name] >= 3 for name in names), counts
 
