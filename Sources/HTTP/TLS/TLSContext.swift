@@ -28,6 +28,9 @@ final class TLSContext: @unchecked Sendable {
         self.context = context
         recordLayer = configuration.recordLayer
         recordsPerKey = configuration.recordsPerKey
+        // Every stored property is set before the first throw below, so a failed init still runs deinit (which
+        // frees the context).
+        verifiesClients = configuration.clientCertificateAuthoritiesPath != nil
         _ = cshims_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
         _ = cshims_SSL_CTX_set_mode(context, cshims_SSL_MODE_http())
         guard SSL_CTX_use_certificate_chain_file(context, configuration.certificatePath) == 1 else {
@@ -50,9 +53,6 @@ final class TLSContext: @unchecked Sendable {
             // Asked for, not required: callers that carry a bearer token (and Prometheus) connect without one.
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
             SSL_CTX_set_verify_depth(context, 4)
-            verifiesClients = true
-        } else {
-            verifiesClients = false
         }
         SSL_CTX_set_alpn_select_cb(context, selectALPN, nil)
         if recordLayer == .attestd {
