@@ -147,7 +147,6 @@ let package = Package(
         ),
         .executableTarget(name: "fuzz-grpc-deframe", dependencies: ["FuzzSupport", "GRPC"], path: "Fuzz/GRPCDeframe", swiftSettings: swiftSettings),
         .executableTarget(name: "fuzz-http2", dependencies: ["FuzzSupport", "HTTP"], path: "Fuzz/HTTP2", swiftSettings: swiftSettings),
-        .executableTarget(name: "fuzz-tls-records", dependencies: ["FuzzSupport", "HTTP"], path: "Fuzz/TLSRecords", swiftSettings: swiftSettings),
         .executableTarget(name: "fuzz-fixed-key", dependencies: ["FuzzSupport", "Crypto"], path: "Fuzz/FixedKey", swiftSettings: swiftSettings),
         .executableTarget(name: "fuzz-p256-key", dependencies: ["FuzzSupport", "Crypto"], path: "Fuzz/P256Key", swiftSettings: swiftSettings),
 

@@ -11,9 +11,8 @@
 # a redis-server on a free loopback port, started and stopped here),
 # VERIFIER_THREADS (0: one per core), OPEN_FRACTIONS (0.1,0.25,0.5: the open-loop loads, as fractions of each
 # exchange's saturating rate; the issue's target is at 0.5), TLS (1: the listener speaks TLS with a fresh self-signed
-# P-256 certificate for 127.0.0.1, and the bench connects with ALPN h2 and checks it), RECORD_LAYER (attestd: who
-# protects a TLS listener's records after the handshake, attestd or openssl; see README), BENCH_ARGS (more
-# attestd-bench options, after these).
+# P-256 certificate for 127.0.0.1, and the bench connects with ALPN h2 and checks it), BENCH_ARGS (more attestd-bench
+# options, after these).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 attestd="${ATTESTD_BIN:-.build/release/attestd}"
@@ -72,7 +71,7 @@ run() { # run NAME ALG PHASES [extra bench options...]
   if [ "${TLS:-0}" = 1 ]; then
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=attestd-bench \
       -addext subjectAltName=IP:127.0.0.1 -keyout "$dir/keys/tls-key.pem" -out "$dir/keys/tls-cert.pem" 2>/dev/null
-    listener="{ \"address\": \"127.0.0.1\", \"port\": $port, \"tls\": { \"certificate\": \"keys/tls-cert.pem\", \"privateKey\": \"keys/tls-key.pem\", \"recordLayer\": \"${RECORD_LAYER:-attestd}\" } }"
+    listener="{ \"address\": \"127.0.0.1\", \"port\": $port, \"tls\": { \"certificate\": \"keys/tls-cert.pem\", \"privateKey\": \"keys/tls-key.pem\" } }"
     tls_args=(--tls --ca "$dir/keys/tls-cert.pem")
   fi
   cat >"$dir/config.json" <<JSON

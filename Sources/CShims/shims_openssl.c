@@ -13,6 +13,10 @@ int cshims_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
 long cshims_SSL_MODE_http(void) {
     return SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS;
 }
+long cshims_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_session_cache_mode(ctx, mode); }
+const uint64_t cshims_SSL_OP_ENABLE_KTLS = SSL_OP_ENABLE_KTLS;
+int cshims_BIO_get_ktls_send(BIO *bio) { return BIO_get_ktls_send(bio) ? 1 : 0; }
+int cshims_BIO_get_ktls_recv(BIO *bio) { return BIO_get_ktls_recv(bio) ? 1 : 0; }
 
 int cshims_SSL_expect_peer_name(SSL *ssl, const char *name, int check) {
     unsigned char address[16];

@@ -4,8 +4,8 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// New key material for a node or a cluster: the token signing key, the challenge MAC key and the artifact
-/// sealing key, each in its own file readable by its owner only (0600) in a directory only its owner may enter
+/// New key material for a node or a cluster: the token signing key, the challenge MAC key, the artifact sealing key
+/// and the TLS session ticket key, each in its own file readable by its owner only (0600) in a directory only its owner may enter
 /// (0700).
 public enum Keygen {
     /// The token signing key, unencrypted PKCS#8 PEM.
@@ -14,9 +14,11 @@ public enum Keygen {
     public static let challengeKeyFile = "challenge.json"
     /// `{"keys":[{"version":1,"key":"<base64 of 32 bytes>"}]}`.
     public static let artifactKeyFile = "artifact.json"
+    /// `{"keys":[{"id":1,"secret":"<base64 of 32 bytes>"}]}`.
+    public static let sessionTicketKeyFile = "session-tickets.json"
 
-    /// Writes the three key files into `directory`, creating it (0700) if needed. Refuses to replace an existing
-    /// file unless `overwrite`, checking all three before writing any; each file is written to a temporary name
+    /// Writes the four key files into `directory`, creating it (0700) if needed. Refuses to replace an existing
+    /// file unless `overwrite`, checking all four before writing any; each file is written to a temporary name
     /// and renamed, so a reader never sees half a key.
     /// - Returns: the paths written.
     @discardableResult
@@ -24,7 +26,7 @@ public enum Keygen {
         into directory: String, signing algorithm: SigningAlgorithm, overwrite: Bool
     ) throws(KeygenError) -> [String] {
         try prepare(directory)
-        let names = [signingKeyFile, challengeKeyFile, artifactKeyFile]
+        let names = [signingKeyFile, challengeKeyFile, artifactKeyFile, sessionTicketKeyFile]
         let paths = names.map { directory.hasSuffix("/") ? directory + $0 : directory + "/" + $0 }
         if !overwrite, let existing = paths.first(where: { access($0, F_OK) == 0 }) {
             throw KeygenError.fileExists.with(detail: existing)
@@ -35,13 +37,18 @@ public enum Keygen {
         } catch {
             throw KeygenError.keyGenerationFailed.with(detail: error.description)
         }
-        let contents = [signingKey.pem(), challengeKeyJSON(), artifactKeyJSON()]
+        let contents = [signingKey.pem(), challengeKeyJSON(), artifactKeyJSON(), sessionTicketKeyJSON()]
         for (path, text) in zip(paths, contents) { try writePrivateFile(path, text) }
         return paths
     }
 
     /// A challenge key file's JSON with one fresh key, id 1.
     public static func challengeKeyJSON() -> String {
+        "{\"keys\":[{\"id\":1,\"secret\":\"\(Data(SecureRandom.bytes(count: 32)).base64EncodedString())\"}]}\n"
+    }
+
+    /// A TLS session ticket key file's JSON with one fresh key, id 1 (the same layout as the challenge key file's).
+    public static func sessionTicketKeyJSON() -> String {
         "{\"keys\":[{\"id\":1,\"secret\":\"\(Data(SecureRandom.bytes(count: 32)).base64EncodedString())\"}]}\n"
     }
 

@@ -2,7 +2,7 @@ import Crypto
 import Tokens
 
 /// `attestd keygen --out DIR [--signing rs256|es256] [--force]`: writes new key material for a node or a cluster
-/// (token signing key, challenge MAC key, artifact sealing key), owner-only, refusing to replace existing keys
+/// (token signing key, challenge MAC key, artifact sealing key, TLS session ticket key), owner-only, refusing to replace existing keys
 /// unless `--force`.
 enum KeygenCommand {
     static let usage = "usage: attestd keygen --out DIR [--signing rs256|es256] [--force]\n"

@@ -23,7 +23,7 @@ struct ConfigurationTests {
         #expect(configuration.listeners.count == 2)
         #expect(configuration.listeners[1].tls?.certificatePath == "/etc/attestd/tls/cert.pem")
         #expect(configuration.listeners[1].tls?.privateKeyPath == "/keys/key.pem")
-        #expect(configuration.listeners[1].tls?.recordLayer == .attestd)
+        #expect(configuration.keys.sessionTicketKeyPath == nil)
         #expect(configuration.keys.challengeKeyPath == "/etc/attestd/keys/challenge.json")
         #expect(configuration.keys.tokenSigningKeyPaths == ["/etc/attestd/keys/a.pem", "/etc/attestd/keys/b.pem"])
         #expect(configuration.projects[0].apps[0].tokenTTLSeconds == 3600)
@@ -88,17 +88,23 @@ struct ConfigurationTests {
         }
     }
 
-    @Test("a TLS listener's recordLayer is attestd or openssl")
-    func recordLayer() throws {
-        let openssl = valid.replacingOccurrences(of: #""privateKey":"/keys/key.pem""#, with: #""privateKey":"/keys/key.pem","recordLayer":"openssl""#)
-        #expect(try parse(openssl).listeners[1].tls?.recordLayer == .openssl)
-        let kernel = valid.replacingOccurrences(of: #""privateKey":"/keys/key.pem""#, with: #""privateKey":"/keys/key.pem","recordLayer":"kernel""#)
+    @Test("a TLS listener that still names recordLayer is refused with a message saying the option is gone", arguments: ["attestd", "openssl"])
+    func recordLayerGone(value: String) throws {
+        let named = valid.replacingOccurrences(of: #""privateKey":"/keys/key.pem""#, with: #""privateKey":"/keys/key.pem","recordLayer":"\#(value)""#)
         do {
-            _ = try parse(kernel)
-            Issue.record("an unknown record layer was accepted")
+            _ = try parse(named)
+            Issue.record("recordLayer was accepted")
         } catch {
-            #expect(error.problems == ["listeners[1].tls.recordLayer: must be attestd or openssl"])
+            #expect(error.problems == [
+                "listeners[1].tls.recordLayer: is no longer an option (OpenSSL's record layer protects every TLS connection): remove it",
+            ])
         }
+    }
+
+    @Test("keys.sessionTicketKey names the session ticket key file, resolved like the other key files")
+    func sessionTicketKey() throws {
+        let named = valid.replacingOccurrences(of: #""keys":{"#, with: #""keys":{"sessionTicketKey":"keys/session-tickets.json","#)
+        #expect(try parse(named).keys.sessionTicketKeyPath == "/etc/attestd/keys/session-tickets.json")
     }
 
     @Test("refuses a document that is not JSON")

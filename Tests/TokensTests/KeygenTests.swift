@@ -9,16 +9,16 @@ struct KeygenTests {
         try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
     }
 
-    @Test("writes the three key files, owner-only, in a new owner-only directory", arguments: [SigningAlgorithm.rs256, .es256])
+    @Test("writes the four key files, owner-only, in a new owner-only directory", arguments: [SigningAlgorithm.rs256, .es256])
     func writesKeys(algorithm: SigningAlgorithm) throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let directory = scratch.file("keys")
         let paths = try Keygen.write(into: directory, signing: algorithm, overwrite: false)
-        #expect(paths == ["token-signing.pem", "challenge.json", "artifact.json"].map { directory + "/" + $0 })
+        #expect(paths == ["token-signing.pem", "challenge.json", "artifact.json", "session-tickets.json"].map { directory + "/" + $0 })
         #expect(try mode(directory) == 0o700)
         for path in paths { #expect(try mode(path) == 0o600, "\(path)") }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 3, "no temporary files left")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 4, "no temporary files left")
 
         let signing = try PrivateKey(pem: String(contentsOfFile: paths[0], encoding: .utf8))
         #expect(signing.algorithm == algorithm)
@@ -27,6 +27,10 @@ struct KeygenTests {
         #expect(entry["id"] as? Int == 1)
         #expect(Data(base64Encoded: try #require(entry["secret"] as? String))?.count == 32)
         #expect(try ArtifactKeyring(keyFile: paths[2]).versions == [1])
+        let tickets = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: paths[3]))) as? [String: Any])
+        let ticketKey = try #require((tickets["keys"] as? [[String: Any]])?.first)
+        #expect(ticketKey["id"] as? Int == 1)
+        #expect(Data(base64Encoded: try #require(ticketKey["secret"] as? String))?.count == 32)
     }
 
     @Test("refuses to replace existing keys unless told to, and then replaces them all")

@@ -45,12 +45,15 @@ extension Configuration {
         let listeners = reader.objects("listeners").map { listener in
             listener.rejectUnknownKeys(except: ["address", "port", "tls", "role", "services"])
             let tls = listener.object("tls").map { tls in
-                tls.rejectUnknownKeys(except: ["certificate", "privateKey", "recordLayer", "clientCAFile"])
+                if tls.has("recordLayer") {
+                    // attestd's own TLS 1.3 record layer is gone: OpenSSL (or the kernel) protects every record.
+                    tls.problem(tls.field("recordLayer"), "is no longer an option (OpenSSL's record layer protects every TLS connection): remove it")
+                }
+                tls.rejectUnknownKeys(except: ["certificate", "privateKey", "clientCAFile", "recordLayer"])
                 return TLS(
                     certificatePath: resolve(tls.string("certificate") ?? ""),
                     privateKeyPath: resolve(tls.string("privateKey") ?? ""),
-                    clientCAFilePath: tls.string("clientCAFile", default: "").flatMap { $0.isEmpty ? nil : resolve($0) },
-                    recordLayer: tls.choice("recordLayer", default: TLSConfiguration.RecordLayer.attestd))
+                    clientCAFilePath: tls.string("clientCAFile", default: "").flatMap { $0.isEmpty ? nil : resolve($0) })
             }
             return Listener(
                 address: listener.string("address", default: "127.0.0.1") ?? "127.0.0.1",
@@ -84,11 +87,12 @@ extension Configuration {
             defaultDeadlineSeconds: limit("defaultDeadlineSeconds", 15, 1...3_600))
 
         let keysReader = reader.object("keys", required: true)
-        keysReader?.rejectUnknownKeys(except: ["challengeKey", "artifactKey", "tokenSigning", "generateMissing"])
+        keysReader?.rejectUnknownKeys(except: ["challengeKey", "artifactKey", "tokenSigning", "sessionTicketKey", "generateMissing"])
         let keys = Keys(
             challengeKeyPath: resolve(keysReader?.string("challengeKey") ?? ""),
             artifactKeyPath: resolve(keysReader?.string("artifactKey") ?? ""),
             tokenSigningKeyPaths: (keysReader?.strings("tokenSigning") ?? []).map(resolve),
+            sessionTicketKeyPath: keysReader?.string("sessionTicketKey", default: "").flatMap { $0.isEmpty ? nil : resolve($0) },
             generateMissing: keysReader?.bool("generateMissing", default: false) ?? false)
 
         let tokensReader = reader.object("tokens")

@@ -1,4 +1,4 @@
-public import HTTP
+import HTTP
 public import Observability
 
 /// attestd's whole configuration: one JSON file, validated at start (see `config/dev.json`).
@@ -140,8 +140,6 @@ public struct Configuration: Sendable {
         public var privateKeyPath: String
         /// PEM bundle of the CAs whose client certificates identify callers on this listener (`clientCAFile`).
         public var clientCAFilePath: String?
-        /// Who protects records after a TLS 1.3 handshake (`tls.recordLayer`: "attestd", the default, or "openssl").
-        public var recordLayer: TLSConfiguration.RecordLayer = .attestd
     }
 
     public struct Limits: Sendable {
@@ -164,6 +162,9 @@ public struct Configuration: Sendable {
         /// PEM private keys that sign App Check tokens (RSA-2048+ for RS256, P-256 for ES256): the last one signs,
         /// all are published in the JWKS, so keys rotate with no failed verification.
         public var tokenSigningKeyPaths: [String]
+        /// The file of TLS session ticket keys (see `SessionTicketKeyFile`), shared by the cluster's nodes; nil: each
+        /// node makes a random one at start, and its tickets resume on that node only.
+        public var sessionTicketKeyPath: String? = nil
         /// Create missing key files with fresh random keys: for development only.
         public var generateMissing: Bool
     }

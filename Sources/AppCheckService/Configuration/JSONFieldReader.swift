@@ -21,6 +21,9 @@ final class JSONFieldReader {
 
     func problem(_ field: String, _ text: String) { problems.items.append("\(field): \(text)") }
 
+    /// Whether the object names `name` at all (for a field that is gone and gets a message of its own).
+    func has(_ name: String) -> Bool { object[name] != nil }
+
     /// Reports keys the schema does not know, which are almost always typos.
     func rejectUnknownKeys(except known: Set<String>) {
         for key in object.keys.sorted() where !known.contains(key) { problem(field(key), "unknown field") }

@@ -19,6 +19,9 @@ public struct KeyFileCheck: Sendable {
                 do { _ = try ArtifactKeyring(keyFile: path) } catch { throw KeyMaterial.Problem(description: "\(error)") }
             }),
         ]
+        if let tickets = keys.sessionTicketKeyPath {
+            files.append(("keys.sessionTicketKey", tickets, true, { _ = try SessionTicketKeyFile.load(path: $0) }))
+        }
         for (index, path) in keys.tokenSigningKeyPaths.enumerated() {
             // `generateMissing` creates only the last one: the key that signs.
             files.append(("keys.tokenSigning[\(index)]", path, index == keys.tokenSigningKeyPaths.count - 1, { path in

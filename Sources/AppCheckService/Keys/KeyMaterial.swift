@@ -1,15 +1,18 @@
 import Crypto
 import Foundation
+import HTTP
 import Observability
 import Tokens
 
 /// The secrets a node needs, read from the files the configuration names: challenge MAC keys, artifact sealing
-/// keys and token signing keys. With `keys.generateMissing` (development), missing files are created first with
+/// keys, token signing keys and TLS session ticket keys. With `keys.generateMissing` (development), missing files are created first with
 /// fresh keys, mode 0600, so `make run` works on a new checkout and no key is ever committed.
 struct KeyMaterial {
     let challengeKeys: [ChallengeKey]
     let artifacts: ArtifactKeyring
     let signingKeys: SigningKeySet
+    /// Empty when the configuration names no session ticket key file.
+    let sessionTicketKeys: [TLSSessionTicketKey]
 
     struct Problem: Error, CustomStringConvertible {
         let description: String
@@ -30,7 +33,9 @@ struct KeyMaterial {
         } catch {
             throw Problem(description: "keys.tokenSigning: \(error)")
         }
-        return KeyMaterial(challengeKeys: challengeKeys, artifacts: artifacts, signingKeys: signingKeys)
+        let sessionTicketKeys = try keys.sessionTicketKeyPath.map { try SessionTicketKeyFile.load(path: $0) } ?? []
+        return KeyMaterial(challengeKeys: challengeKeys, artifacts: artifacts, signingKeys: signingKeys,
+                           sessionTicketKeys: sessionTicketKeys)
     }
 
     private static func generateMissing(_ keys: Configuration.Keys, logger: Logger) throws {
@@ -38,6 +43,9 @@ struct KeyMaterial {
             (keys.challengeKeyPath, { Keygen.challengeKeyJSON() }),
             (keys.artifactKeyPath, { Keygen.artifactKeyJSON() }),
         ]
+        if let tickets = keys.sessionTicketKeyPath {
+            files.append((tickets, { Keygen.sessionTicketKeyJSON() }))
+        }
         if let signing = keys.tokenSigningKeyPaths.last {
             files.append((signing, { try PrivateKey.generate(.rs256).pem() }))
         }

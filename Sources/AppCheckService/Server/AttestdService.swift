@@ -17,6 +17,8 @@ public final class AttestdService: Sendable {
     private let logger: Logger
     private let shutdownGraceSeconds: Double
     private let listeners: [Configuration.Listener]
+    /// How the TLS listeners' session tickets are keyed, for the start log.
+    private let sessionTicketKeying: String
     private let signals = Mutex<ShutdownSignals?>(nil)
 
     /// - Parameter extraTrustRootPaths: App Attest roots to trust beside Apple's (`--extra-trust-root`), added
@@ -27,6 +29,11 @@ public final class AttestdService: Sendable {
         self.listeners = configuration.listeners
         Self.warnAboutExposure(configuration, logger: logger)
         let keys = try KeyMaterial.load(configuration.keys, logger: logger)
+        if let newest = keys.sessionTicketKeys.last {
+            sessionTicketKeying = "keys.sessionTicketKey: \(keys.sessionTicketKeys.count) key(s), id \(newest.id) issues"
+        } else {
+            sessionTicketKeying = "a random key made at start (no keys.sessionTicketKey): tickets resume on this node only"
+        }
         let health = HealthState()
         self.health = health
         let pool = VerifierPool(threads: configuration.verifier.effectiveThreads(),
@@ -99,8 +106,9 @@ public final class AttestdService: Sendable {
         var http = HTTPServerConfiguration(
             listeners: configuration.listeners.map { listener in
                 HTTPListener(host: listener.address, port: listener.port, tls: listener.tls.map {
-                    TLSConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath, recordLayer: $0.recordLayer,
-                                     clientCertificateAuthoritiesPath: $0.clientCAFilePath)
+                    TLSConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath,
+                                     clientCertificateAuthoritiesPath: $0.clientCAFilePath,
+                                     sessionTicketKeys: keys.sessionTicketKeys)
                 })
             },
             eventLoopCount: configuration.eventLoops)
@@ -125,14 +133,7 @@ public final class AttestdService: Sendable {
             name: "attestd_idle_memory_released_bytes_total",
             help: "Memory HTTP/2 connections quiet for a second gave back: frame buffer and stream table pages, output buffers."
         ) { Double(server.idleMemoryReleasedBytes) })
-        registry.register(ScrapedMetric(.counter, name: "attestd_tls_handshakes_total", help: "TLS handshakes completed.") {
-            Double(server.tlsHandshakes)
-        })
-        registry.register(ScrapedMetric(
-            .counter,
-            name: "attestd_tls_record_layer_connections_total",
-            help: "TLS 1.3 connections whose records attestd protects after the handshake, OpenSSL's per-connection state freed."
-        ) { Double(server.tlsRecordLayerConnections) })
+        registry.register(TLSMetrics(server: server))
     }
 
     /// Binds every listener, starts the event loops, and starts watching for SIGTERM and SIGINT.
@@ -148,12 +149,25 @@ public final class AttestdService: Sendable {
         }
         try server.start()
         receiptRefresher?.start()
+        // What OpenSSL will find when it hands a connection's records to the kernel, tried once.
+        let kernelTLS = listeners.contains { $0.tls != nil } ? KernelTLS.probe() : nil
         for (address, listener) in zip(server.boundAddresses, listeners) {
-            logger.info("listening", [
+            var fields = [
                 ("address", address.host), ("port", String(address.port)),
                 ("services", listener.services.names.joined(separator: ",")),
                 ("clientCertificates", listener.tls?.clientCAFilePath == nil ? "no" : "yes"),
-            ])
+                ("tls", listener.tls == nil ? "no" : "yes"),
+            ]
+            if listener.tls != nil, let kernelTLS {
+                fields += [
+                    ("kernelTLS", kernelTLS.offered
+                        ? "requested; the kernel offers it (attestd_tls_ktls_connections_total counts the connections it takes)"
+                        : "requested; the kernel does not offer it, so OpenSSL protects every record"),
+                    ("kernelTLSProbe", kernelTLS.detail),
+                    ("sessionTickets", sessionTicketKeying),
+                ]
+            }
+            logger.info("listening", fields)
         }
     }
 

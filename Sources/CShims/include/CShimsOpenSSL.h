@@ -18,6 +18,15 @@ int cshims_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version);
 /// between retries (Swift arrays do), and record buffers released while a connection is idle (about 34 KB each
 /// otherwise: 10,000 idle TLS connections held 509 MB with them, against 200 MB allowed).
 long cshims_SSL_MODE_http(void);
+/// SSL_CTX_set_session_cache_mode (SSL_SESS_CACHE_OFF: session tickets carry the session, so the server keeps none).
+long cshims_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode);
+/// SSL_OP_ENABLE_KTLS, an SSL_OP_BIT(3) expression Swift does not import: kernel TLS asked for, used where the
+/// kernel and the negotiated cipher allow it.
+extern const uint64_t cshims_SSL_OP_ENABLE_KTLS;
+/// BIO_get_ktls_send and BIO_get_ktls_recv (macros over BIO_ctrl): 1 when the kernel protects the records this
+/// socket BIO sends (receives), 0 otherwise.
+int cshims_BIO_get_ktls_send(BIO *bio);
+int cshims_BIO_get_ktls_recv(BIO *bio);
 
 // TLS clients (the Redis TLS transport, attestd-bench): how the server is named in a handshake. An IP address (v4 or
 // v6) is matched against the certificate's IP addresses and never sent as SNI (RFC 6066 forbids it); a DNS name is

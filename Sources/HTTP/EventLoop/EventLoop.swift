@@ -16,8 +16,6 @@ final class EventLoop: @unchecked Sendable {
     let logger: Logger
     /// A scratch buffer for socket reads, shared by every connection of this loop (one read at a time).
     let readBuffer: UnsafeMutableRawBufferPointer
-    /// A scratch buffer in which TLS connections seal their records before sending them (one write at a time).
-    let sealBuffer: UnsafeMutableRawBufferPointer
 
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -76,7 +74,6 @@ final class EventLoop: @unchecked Sendable {
         timerFD = timerfd_create(CLOCK_MONOTONIC, cshims_TFD_NONBLOCK | cshims_TFD_CLOEXEC)
         events = cshims_epoll_events_alloc(EventLoop.maxEvents)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
-        sealBuffer = .allocate(byteCount: TLS13Records.sealBufferBytes, alignment: 16)
         guard epollFD >= 0, wakeFD >= 0, timerFD >= 0,
             cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, cshims_EPOLLIN, EventLoop.wakeToken) == 0,
             cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, timerFD, cshims_EPOLLIN, EventLoop.timerToken) == 0
@@ -96,7 +93,6 @@ final class EventLoop: @unchecked Sendable {
         Posix.close(timerFD)
         free(events)
         readBuffer.deallocate()
-        sealBuffer.deallocate()
     }
 
     // MARK: Any thread

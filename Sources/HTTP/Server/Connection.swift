@@ -257,7 +257,7 @@ final class Connection {
                     memoryOutput.bytes.append(contentsOf: pending)
                     return IOResult.bytes(pending.count)
                 }
-                return tls?.write(pending, scratch: loop.sealBuffer) ?? Posix.write(fd, pending)
+                return tls?.write(pending) ?? Posix.write(fd, pending)
             }
             switch result {
             case .bytes(let count):
@@ -321,11 +321,11 @@ final class Connection {
     }
 
     /// HTTP/2: drops the whole frames the socket has not begun to take, keeping the one it is partway through (and,
-    /// over TLS, at least the 16 KiB record OpenSSL or `TLS13Records` may be retrying: a retried write must offer as
+    /// over TLS, at least the 16 KiB record OpenSSL may be retrying: a retried write must offer as
     /// much as before), so that a GOAWAY queued now follows a complete frame. Returns the bytes dropped.
     private func dropUnsentFrames() -> Int {
         guard case .http2 = session, pendingOutputBytes > 0 else { return 0 }
-        let keepThrough = tls == nil ? outputStart : outputStart + TLS13Records.maxPlaintext
+        let keepThrough = tls == nil ? outputStart : outputStart + TLSStream.maxRecordPlaintext
         var end = frameStart(atOrBefore: outputStart)
         while end < keepThrough {
             guard end + 9 <= output.count else { return 0 }

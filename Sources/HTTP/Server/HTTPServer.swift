@@ -40,7 +40,7 @@ public final class HTTPServer: Sendable {
             guard SocketAddress(host: listener.host, port: listener.port) != nil else {
                 throw HTTPServerError(.invalidConfiguration, "listener \(name): host must be a numeric IPv4 or IPv6 address and port 0...65535")
             }
-            tlsContexts.append(try listener.tls.map { tls throws(HTTPServerError) in try TLSContext(tls, listenerName: name) })
+            tlsContexts.append(try listener.tls.map { tls throws(HTTPServerError) in try TLSContext(tls, listenerName: name, logger: logger) })
         }
         self.tlsContexts = tlsContexts
         self.context = ServerContext(configuration: configuration, handler: handler, logger: logger)
@@ -159,16 +159,22 @@ public final class HTTPServer: Sendable {
     /// to take them up: its wake-up, and the work queued on it before them.
     public var answerReturnTimes: DurationHistogram { context.answerReturn }
     /// TLS handshakes completed on every listener so far.
-    public var tlsHandshakes: Int { tlsContexts.reduce(0) { $0 + ($1?.handshakes.load(ordering: .relaxed) ?? 0) } }
-    /// Of those, the connections whose records moved to attestd's TLS 1.3 record layer (see ``TLSConfiguration``).
-    public var tlsRecordLayerConnections: Int {
-        tlsContexts.reduce(0) { $0 + ($1?.recordLayerConnections.load(ordering: .relaxed) ?? 0) }
+    public var tlsHandshakes: Int { sum { $0.handshakes.load(ordering: .relaxed) } }
+    /// Of those, the ones that resumed a session from a ticket (no certificate, no key exchange signature).
+    public var tlsResumedHandshakes: Int { sum { $0.resumedHandshakes.load(ordering: .relaxed) } }
+    /// Of those, the connections whose records the kernel protects (kTLS), as it sends and as it receives.
+    public var tlsKernelConnections: (send: Int, receive: Int) {
+        (sum { $0.kernelSendConnections.load(ordering: .relaxed) }, sum { $0.kernelReceiveConnections.load(ordering: .relaxed) })
     }
     /// Whether graceful shutdown has begun.
     public var isShuttingDown: Bool { context.isShuttingDown.load(ordering: .relaxed) }
 
     /// The largest unsent output any connection held after a flush (for back-pressure tests).
     var peakBufferedOutputBytes: Int { context.peakBufferedOutputBytes.load(ordering: .relaxed) }
+
+    private func sum(_ counter: (TLSContext) -> Int) -> Int {
+        tlsContexts.reduce(0) { total, context in total + (context.map(counter) ?? 0) }
+    }
 
     private static func name(of listener: HTTPListener) -> String {
         "\(listener.host):\(listener.port)\(listener.tls == nil ? "" : " (TLS)")"

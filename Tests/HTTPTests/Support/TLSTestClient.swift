@@ -2,51 +2,74 @@ import COpenSSL
 import Glibc
 @testable import HTTP
 
-/// A blocking TLS client on OpenSSL, over a ``TestSocket``, for the record-layer tests: HTTP/1.1 requests, key
-/// updates of its own, a count of the KeyUpdates the server sends, and raw bytes written past its TLS, sealed with
-/// its own traffic key (which its key log hands over) when a test needs records only an authenticated peer can send.
+/// A blocking TLS client on OpenSSL, over a ``TestSocket``, for the TLS tests: HTTP/1.1 requests, key updates of its
+/// own, a count of the KeyUpdates the server sends, the largest record the server sent, and session resumption.
 final class TLSTestClient {
     let socket: TestSocket
     private let context: OpaquePointer
     private let ssl: OpaquePointer
     /// KeyUpdate messages received from the server so far.
     private(set) var keyUpdatesReceived = 0
+    /// The length field of the largest record received since the handshake.
+    private(set) var largestRecordReceived = 0
     private var received: [UInt8] = []
-    /// CLIENT_TRAFFIC_SECRET_0, from the client's key log.
-    private var trafficSecret: [UInt8] = []
-    /// The client's application traffic key, for records written past OpenSSL (made at the first such record, when
-    /// OpenSSL has written none: its sequence number is then 0).
-    private var rawKeys: TLS13TrafficKeys?
+
+    /// A session a finished connection hands to the next one (`SSL_get1_session`).
+    final class Session {
+        let session: OpaquePointer
+        init(_ session: OpaquePointer) { self.session = session }
+        deinit { SSL_SESSION_free(session) }
+    }
 
     /// Connects and completes the handshake. `ciphersuite` limits TLS 1.3 to one suite; `maxVersion` 1.2 makes it a
-    /// TLS 1.2 client.
-    init(port: Int, ciphersuite: String? = nil, maxVersion: Int32 = TLS1_3_VERSION, receiveBufferBytes: Int32? = nil) throws {
+    /// TLS 1.2 client; `resuming` offers a session from an earlier connection; `maxFragmentLength` asks for records of
+    /// at most 2^(8+n) bytes (RFC 6066 §4, 1...4).
+    init(port: Int, ciphersuite: String? = nil, maxVersion: Int32 = TLS1_3_VERSION, receiveBufferBytes: Int32? = nil,
+         resuming: Session? = nil, maxFragmentLength: UInt8? = nil) throws {
         socket = try TestSocket(port: port, receiveBufferBytes: receiveBufferBytes)
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw TestSocket.Failure(description: "SSL_CTX_new") }
         self.context = context
         if let ciphersuite { _ = SSL_CTX_set_ciphersuites(context, ciphersuite) }
         _ = SSL_CTX_ctrl(context, SSL_CTRL_SET_MAX_PROTO_VERSION, Int(maxVersion), nil)
+        // Sessions are kept by the test (SSL_get1_session), not in a client cache, whose flush when the context is
+        // freed would mark them not resumable.
+        _ = SSL_CTX_ctrl(context, SSL_CTRL_SET_SESS_CACHE_MODE, Int(SSL_SESS_CACHE_OFF), nil)
         let alpn: [UInt8] = [8] + Array("http/1.1".utf8)
         _ = SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count))
         guard let ssl = SSL_new(context) else { throw TestSocket.Failure(description: "SSL_new") }
         self.ssl = ssl
         SSL_set_fd(ssl, socket.fd)
+        if let resuming { _ = SSL_set_session(ssl, resuming.session) }
+        if let maxFragmentLength { _ = SSL_set_tlsext_max_fragment_length(ssl, maxFragmentLength) }
         _ = SSL_set_ex_data(ssl, 0, Unmanaged.passUnretained(self).toOpaque())
-        SSL_set_msg_callback(ssl, countKeyUpdates)
-        SSL_CTX_set_keylog_callback(context, keepTrafficSecret)
+        SSL_set_msg_callback(ssl, tlsTestClientMessage)
         guard SSL_connect(ssl) == 1 else { throw TestSocket.Failure(description: "handshake: \(Self.errors())") }
+        largestRecordReceived = 0
     }
 
     deinit {
-        rawKeys?.free()
         SSL_free(ssl)
         SSL_CTX_free(context)
     }
 
     var version: Int32 { SSL_version(ssl) }
+    /// Whether the handshake resumed the offered session.
+    var resumed: Bool { SSL_session_reused(ssl) == 1 }
 
-    func noteMessage(written: Bool, contentType: Int32, first: UInt8?) {
-        if !written && contentType == SSL3_RT_HANDSHAKE && first == 24 { keyUpdatesReceived += 1 }
+    /// The session to resume later: over TLS 1.3 one of the tickets the server sent after its handshake, which
+    /// arrive with the first answer (read one first). Sends close_notify first: OpenSSL marks the session of a
+    /// connection freed without it as not resumable.
+    func session() -> Session? {
+        shutdown()
+        return SSL_get1_session(ssl).map(Session.init)
+    }
+
+    func noteMessage(written: Bool, contentType: Int32, bytes: UnsafeRawBufferPointer) {
+        guard !written else { return }
+        if contentType == SSL3_RT_HANDSHAKE && bytes.first == 24 { keyUpdatesReceived += 1 }
+        if contentType == SSL3_RT_HEADER && bytes.count >= 5 {
+            largestRecordReceived = max(largestRecordReceived, Int(bytes[3]) << 8 | Int(bytes[4]))
+        }
     }
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
@@ -99,21 +122,6 @@ final class TLSTestClient {
         }
     }
 
-    func noteKeyLogLine(_ line: UnsafePointer<CChar>) {
-        if let (isClient, secret) = TLSStream.trafficSecret(inKeyLogLine: line), isClient { trafficSecret = secret }
-    }
-
-    /// A record sealed with the client's traffic key, as OpenSSL would seal it, but holding any inner plaintext: the
-    /// `content`, then `contentType`, then `padding` zeros. Only for a client that has written nothing through
-    /// OpenSSL since its handshake.
-    func sealedRecord(content: [UInt8], contentType: UInt8, padding: Int = 0) -> [UInt8] {
-        if rawKeys == nil {
-            let suite = TLS13Suite(protocolID: SSL_CIPHER_get_protocol_id(SSL_get_current_cipher(ssl)))!
-            rawKeys = TLS13TrafficKeys(suite: suite, secret: trafficSecret, encrypts: true)
-        }
-        return rawKeys!.sealedRecord(content: content, contentType: contentType, padding: padding)!
-    }
-
     /// Sends close_notify.
     func shutdown() { _ = SSL_shutdown(ssl) }
 
@@ -128,17 +136,11 @@ final class TLSTestClient {
     }
 }
 
-private func keepTrafficSecret(_ ssl: OpaquePointer?, _ line: UnsafePointer<CChar>?) {
-    guard let ssl, let line, let client = SSL_get_ex_data(ssl, 0) else { return }
-    Unmanaged<TLSTestClient>.fromOpaque(client).takeUnretainedValue().noteKeyLogLine(line)
-}
-
-private func countKeyUpdates(
+private func tlsTestClientMessage(
     _ writeP: Int32, _ version: Int32, _ contentType: Int32, _ buffer: UnsafeRawPointer?, _ length: Int,
     _ ssl: OpaquePointer?, _ argument: UnsafeMutableRawPointer?
 ) {
     guard let ssl, let client = SSL_get_ex_data(ssl, 0) else { return }
-    let first = length > 0 ? buffer?.load(as: UInt8.self) : nil
     Unmanaged<TLSTestClient>.fromOpaque(client).takeUnretainedValue()
-        .noteMessage(written: writeP != 0, contentType: contentType, first: first)
+        .noteMessage(written: writeP != 0, contentType: contentType, bytes: UnsafeRawBufferPointer(start: buffer, count: buffer == nil ? 0 : length))
 }
