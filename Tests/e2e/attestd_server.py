@@ -63,6 +63,7 @@ def base_config(h2c_port: int, tls_port: int | None = None, **limits: int) -> di
             "challengeKey": "keys/challenge.json",
             "artifactKey": "keys/artifact.json",
             "tokenSigning": ["keys/token-signing.pem"],
+            "sessionTicketKey": "keys/session-tickets.json",
             "generateMissing": True,
         },
         "challengeTtlSeconds": 300,

@@ -67,8 +67,10 @@ def replaced(config: dict, value: object, *path: str | int) -> dict:
     [
         (lambda c: without(c, "projects", 0, "apps", 0, "teamId"), "projects[0].apps[0].teamId"),
         (lambda c: replaced(c, 70000, "listeners", 0, "port"), "listeners[0].port"),
+        (lambda c: replaced(c, "openssl", "listeners", 1, "tls", "recordLayer"),
+         "listeners[1].tls.recordLayer: is no longer an option"),
     ],
-    ids=["missing-team-id", "port-out-of-range"],
+    ids=["missing-team-id", "port-out-of-range", "record-layer-gone"],
 )
 def test_an_invalid_file_fails_naming_the_field(tmp_path: Path, valid: dict, mutate, field: str) -> None:
     result = check_config(write(tmp_path, mutate(valid)))
@@ -96,7 +98,8 @@ def test_a_file_whose_key_files_exist_and_parse_passes(tmp_path: Path, valid: di
 
 @pytest.mark.parametrize(
     ("key", "field"),
-    [("challenge.json", "keys.challengeKey"), ("artifact.json", "keys.artifactKey"), ("token-signing.pem", "keys.tokenSigning[0]")],
+    [("challenge.json", "keys.challengeKey"), ("artifact.json", "keys.artifactKey"), ("token-signing.pem", "keys.tokenSigning[0]"),
+     ("session-tickets.json", "keys.sessionTicketKey")],
 )
 def test_a_missing_key_file_fails_naming_the_field_and_the_path(tmp_path: Path, valid: dict, key: str, field: str) -> None:
     config = with_keys(tmp_path, valid)
@@ -108,7 +111,8 @@ def test_a_missing_key_file_fails_naming_the_field_and_the_path(tmp_path: Path, 
 
 @pytest.mark.parametrize(
     ("key", "field"),
-    [("challenge.json", "keys.challengeKey"), ("artifact.json", "keys.artifactKey"), ("token-signing.pem", "keys.tokenSigning[0]")],
+    [("challenge.json", "keys.challengeKey"), ("artifact.json", "keys.artifactKey"), ("token-signing.pem", "keys.tokenSigning[0]"),
+     ("session-tickets.json", "keys.sessionTicketKey")],
 )
 def test_an_unparseable_key_file_fails_naming_the_field_and_the_path(tmp_path: Path, valid: dict, key: str, field: str) -> None:
     config = with_keys(tmp_path, valid)
