@@ -25,8 +25,9 @@ enum Report {
         return [
             Ratio(key: "attestationWarmOverP384", name: "attestation (warm, no receipt) / P-384 verify",
                   value: rate("attestationWarm") / rate("opensslP384"), target: 0.9),
-            Ratio(key: "attestationReceiptWarmOverP384", name: "attestation + receipt (warm) / P-384 verify",
-                  value: rate("attestationReceiptWarm") / rate("opensslP384"), target: 0.9),
+            // A receipt adds its CMS signer's P-256 signature to the leaf's P-384 one.
+            Ratio(key: "attestationReceiptWarmOverP384P256", name: "attestation + receipt (warm) / P-384 + P-256",
+                  value: rate("attestationReceiptWarm") * (1 / rate("opensslP384") + 1 / rate("opensslP256")), target: 0.9),
             Ratio(key: "assertionOverP256", name: "assertion / P-256 verify",
                   value: rate("assertion") / rate("opensslP256"), target: 0.9),
             Ratio(key: "cachedKeyOverP256", name: "P-256 verify, cached key / OpenSSL's",
