@@ -313,32 +313,11 @@ def http_seeds():
           b"Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n")
 
 
-def p256_key_seeds():
-    """fuzz-p256-key: point | digest byte | message length | message | DER signature, signed by OpenSSL's CLI."""
-    reset(["p256-key"])
-    with tempfile.TemporaryDirectory() as tmp:
-        key = os.path.join(tmp, "key.pem")
-        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key],
-                       check=True, capture_output=True)
-        spki = subprocess.run(["openssl", "pkey", "-in", key, "-pubout", "-outform", "DER"], check=True,
-                              capture_output=True).stdout
-        point = spki[-65:]
-        message = b"the authenticator data and the client data hash"
-        path = os.path.join(tmp, "message")
-        with open(path, "wb") as f:
-            f.write(message)
-        for name, digest, named in (("sha256", "-sha256", 0), ("sha384", "-sha384", 1), ("sha256-named-sha384", "-sha256", 1)):
-            signature = subprocess.run(["openssl", "dgst", digest, "-sign", key, path], check=True,
-                                       capture_output=True).stdout
-            write("p256-key", name, point + bytes([named]) + u16(len(message)) + message + signature)
-
-
 if __name__ == "__main__":
     app_attest_seeds()
     request_seeds()
     grpc_seeds()
     http_seeds()
-    p256_key_seeds()
     for target in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, target))
         size = sum(os.path.getsize(os.path.join(CORPUS, target, f)) for f in files)

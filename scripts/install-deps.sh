@@ -5,7 +5,7 @@ packages=(
   pkg-config libssl-dev libnghttp2-dev libprotobuf-c-dev protobuf-c-compiler libhttp-parser-dev
   nghttp2-client curl openssl python3-venv gnuplot-nox
   libsqlite3-dev libhiredis-dev redis-server haproxy
-  libcurl4-openssl-dev libgmp-dev
+  libcurl4-openssl-dev
   nginx
 )
 missing=()

@@ -250,7 +250,6 @@ final class Bench {
                 $0 + Double(merged.kinds[$1.rawValue].ok) * cryptoBound.cryptoCPUSeconds($1, algorithm: tokenAlgorithm)
             }
             report.cryptoCPUSecondsPerRequest = crypto / Double(merged.ok)
-            if kinds.count == 1, bound != nil { report.tablesBound = cryptoBound.tablesBound(kinds[0], algorithm: tokenAlgorithm) }
         }
         return report
     }
@@ -269,13 +268,9 @@ final class Bench {
     /// the machine's speed drifts (RSA signing by half within a minute on the VM these figures come from), and one
     /// half-second sample of it taken before the phase set the ratio as much as the server did.
     private func bracketed(_ report: PhaseReport, kind: RequestKind, before: Double) -> PhaseReport {
-        let tablesBefore = report.tablesBound
         let after = remeasureBound(for: kind, when: "after the closed-loop")
         var report = report
         report.bound = (before + after) / 2
-        if let tablesBefore, let tablesAfter = bound?.tablesBound(kind, algorithm: tokenAlgorithm) {
-            report.tablesBound = (tablesBefore + tablesAfter) / 2
-        }
         if let threads = bound?.threads, let mean = report.bound { report.cryptoCPUSecondsPerRequest = Double(threads) / mean }
         return report
     }
@@ -312,13 +307,13 @@ final class Bench {
 
     /// The latency floor at `kind`'s open-loop loads: the same arrival rates on a loopback server that runs only
     /// the exchange's crypto; and once more at the rate that keeps the cores as busy as attestd kept them at
-    /// `busiest`, its highest load (no faster than `ceiling`, the crypto bound with attestd's tables: the most the
-    /// floor's cores can serve).
+    /// `busiest`, its highest load (no faster than `ceiling`, the crypto bound: the most the floor's cores can
+    /// serve).
     private func measureFloor(
         _ kind: RequestKind, loads: [(fraction: Double, arrivalsPerSecond: Double)], busiest: PhaseReport?, ceiling: Double?
     ) throws(BenchError) {
         Console.line("  (\(kind.name)s: latency floor, the same loads on a server with only the crypto: measuring)")
-        let floor = LatencyFloor(operations: CryptoBound.tablesOperations(for: kind, algorithm: tokenAlgorithm),
+        let floor = LatencyFloor(operations: CryptoBound.operations(for: kind, algorithm: tokenAlgorithm),
                                  connections: options.connections, warmupSeconds: 0.3, seconds: options.floorSeconds)
         let match = busiest?.coresBusy.flatMap { cores in ceiling.map { (cores: cores, ceiling: $0) } }
         let measured = try floor.measure(loads, busyToMatch: match)
@@ -360,8 +355,8 @@ final class Bench {
             let calibrated = max(50, calibration.throughput)
             Console.line("  (\(kind.name)s: calibration burst \(TextReport.format(calibrated, 0))/s; errors \(calibration.result.errorCount))")
             // The burst is short and the machine noisy: leave room above it, and never plan for under a third of the
-            // bound. Nor for over three times it: attestd passes the bound where it beats OpenSSL's EVP path (it
-            // verifies P-384 leaves and known devices' P-256 keys with precomputed tables), so the bound is no ceiling.
+            // bound. Nor for over three times it: a burst that short can overstate the rate, and the bound is the
+            // ceiling of what OpenSSL's EVP path allows.
             (attestations, assertionLanes) = try jobs(min(kindBound * 3, max(calibrated * 2, kindBound / 3)))
             let saturated = bracketed(
                 try run(name: "\(kind.name)s", kinds: [kind], pattern: [kind], pacing: .closed,
@@ -395,7 +390,7 @@ final class Bench {
                 if LatencyFloor.applies(toHost: options.host) {
                     let busiest = reports.last { $0.kinds == [kind] && $0.openFraction == options.openFractions.max() }
                     try measureFloor(kind, loads: options.openFractions.map { ($0, saturatedRate * $0) }, busiest: busiest,
-                                     ceiling: saturated.tablesBound)
+                                     ceiling: saturated.bound)
                 } else {
                     Console.line("  (\(kind.name)s: no latency floor: it measures this machine, and the server is not on its loopback)")
                 }

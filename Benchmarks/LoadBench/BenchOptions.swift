@@ -56,7 +56,7 @@ struct BenchOptions: Sendable {
           --threads N                   load threads (default 1)
           --devices N                   attested keys (devices) the assertions are spread over (default and least:
                                         twice the streams in flight, at least 64); many keys, as a node serving
-                                        many devices has, keep the server's per-key tables out of the cores' caches
+                                        many devices has, keep the server's cached keys out of the cores' caches
           --warmup S --duration S       seconds per phase (default 1 + 3)
           --phases LIST                 challenge,attestation,assertion,mixed (default all)
           --open-fraction F[,F...]      open loop at each F x the saturating rate (default 0.5; 0: none)

@@ -14,14 +14,6 @@ struct CryptoBound: Sendable {
     var p256Verify: Double
     var rsa2048Sign: Double
     var p256Sign: Double
-    /// P-384 verifications with a fixed key's precomputed multiples (`FixedKeyVerifier`), as attestd's trust store
-    /// verifies a leaf under a cached P-384 intermediate; 0 until measured. Not part of `bound`, which is OpenSSL's
-    /// own EVP path as issue 5 defines it, but of `tablesBound`, the tighter one attestd really faces.
-    var p384VerifyTables: Double = 0
-    /// P-256 verifications with a key's own table of multiples (`PublicKey` once it has verified twice), as attestd
-    /// verifies the assertions of a device it has seen before; 0 until measured. Part of `tablesBound` for
-    /// assertions, likewise.
-    var p256VerifyTables: Double = 0
     var threads: Int
     /// Operations per wall-clock second, all threads together, as measured (lower when the machine is busy).
     var wallClock: [String: Double] = [:]
@@ -38,20 +30,6 @@ struct CryptoBound: Sendable {
         }
     }
 
-    /// The bound with attestd's own verification in place of OpenSSL's EVP verification: precomputed tables for the
-    /// P-384 leaf signature (attestations) or the device key's P-256 signature (assertions); nil for challenges, or
-    /// before that rate was measured.
-    func tablesBound(_ kind: RequestKind, algorithm: String) -> Double? {
-        let verify: Double
-        switch kind {
-        case .challenge: return nil
-        case .attestation: verify = p384VerifyTables
-        case .assertion: verify = p256VerifyTables
-        }
-        guard verify > 0 else { return nil }
-        return 1 / (1 / verify + 1 / tokenSign(algorithm))
-    }
-
     /// Requests per second for a mix (`counts[kind]` requests of each kind per cycle), challenges costing nothing.
     func bound(mix counts: [RequestKind: Int], algorithm: String) -> Double {
         let requests = counts.values.reduce(0, +)
@@ -64,12 +42,10 @@ struct CryptoBound: Sendable {
 
     /// The operations the bound is made of.
     enum Operation: String, CaseIterable, Sendable {
-        case p384Verify, p256Verify, rsa2048Sign, p256Sign, p384VerifyTables, p256VerifyTables
+        case p384Verify, p256Verify, rsa2048Sign, p256Sign
 
         var rate: WritableKeyPath<CryptoBound, Double> {
             switch self {
-            case .p384VerifyTables: \.p384VerifyTables
-            case .p256VerifyTables: \.p256VerifyTables
             case .p384Verify: \.p384Verify
             case .p256Verify: \.p256Verify
             case .rsa2048Sign: \.rsa2048Sign
@@ -79,8 +55,6 @@ struct CryptoBound: Sendable {
 
         func make() -> any TimedOperation {
             switch self {
-            case .p384VerifyTables: TablesVerifyOperation()
-            case .p256VerifyTables: KeyTablesVerifyOperation()
             case .p384Verify: EVPOperation(keyType: "EC", parameter: "P-384", messageCount: 900, verify: true)
             case .p256Verify: EVPOperation(keyType: "EC", parameter: "P-256", messageCount: 32, verify: true)
             case .rsa2048Sign: EVPOperation(keyType: "RSA", parameter: "2048", messageCount: 300, verify: false)
@@ -89,25 +63,14 @@ struct CryptoBound: Sendable {
         }
     }
 
-    /// The operations one request of `kind` needs, for both bounds: OpenSSL's EVP verification, then
-    /// `tablesOperations`.
+    /// The operations one request of `kind` needs: its signature verification and the token signature. What the
+    /// latency floor's server runs per request.
     static func operations(for kind: RequestKind, algorithm: String) -> [Operation] {
-        let tables = tablesOperations(for: kind, algorithm: algorithm)
-        switch kind {
-        case .challenge: return []
-        case .attestation: return [.p384Verify] + tables
-        case .assertion: return [.p256Verify] + tables
-        }
-    }
-
-    /// The operations `tablesBound` counts for one request of `kind`: attestd's own verification and the token
-    /// signature. What the latency floor's server runs per request.
-    static func tablesOperations(for kind: RequestKind, algorithm: String) -> [Operation] {
         let sign: Operation = algorithm == "ES256" ? .p256Sign : .rsa2048Sign
         switch kind {
         case .challenge: return []
-        case .attestation: return [.p384VerifyTables, sign]
-        case .assertion: return [.p256VerifyTables, sign]
+        case .attestation: return [.p384Verify, sign]
+        case .assertion: return [.p256Verify, sign]
         }
     }
 
@@ -155,52 +118,6 @@ extension TimedOperation {
         }
         let cpu = ProcessCPU.threadSeconds() - cpuStart
         return (Double(count) / MonotonicTime.seconds(now - start), Double(count) / max(cpu, 1e-9))
-    }
-}
-
-/// A P-384 verification through precomputed tables of a fresh key (`FixedKeyVerifier`), repeated: what attestd's
-/// trust store does for each App Attest leaf under a cached intermediate.
-final class TablesVerifyOperation: TimedOperation {
-    private let verifier: FixedKeyVerifier
-    private let message: [UInt8]
-    private let signature: [UInt8]
-
-    init() {
-        let signer = EVPOperation(keyType: "EC", parameter: "P-384", messageCount: 900, verify: true)
-        guard let key = try? PublicKey(subjectPublicKeyInfoDER: signer.publicKeyDER), let verifier = FixedKeyVerifier(key)
-        else { preconditionFailure("no precomputed tables for a P-384 key") }
-        self.verifier = verifier
-        message = signer.message
-        signature = signer.signatureBytes
-    }
-
-    func once() -> Bool {
-        verifier.isValidSignature(signature, for: message, digest: .sha256)
-    }
-}
-
-/// A P-256 verification by a key that has verified before, so that it uses its own table of multiples
-/// (`PublicKey`'s, see `P256KeyTables` in Crypto), repeated: what attestd does for each assertion of a device it has
-/// seen before.
-final class KeyTablesVerifyOperation: TimedOperation {
-    private let key: PublicKey
-    private let message: [UInt8]
-    private let signature: [UInt8]
-
-    init() {
-        let signer = EVPOperation(keyType: "EC", parameter: "P-256", messageCount: 32, verify: true)
-        guard let key = try? PublicKey(subjectPublicKeyInfoDER: signer.publicKeyDER) else {
-            preconditionFailure("OpenSSL could not read back a P-256 key")
-        }
-        self.key = key
-        message = signer.message
-        signature = signer.signatureBytes
-        // The first verification goes through OpenSSL and the second builds the table; the timed ones use it.
-        for _ in 0..<2 { precondition(once(), "P-256 verification failed") }
-    }
-
-    func once() -> Bool {
-        key.isValidSignature(signature, for: message, digest: .sha256)
     }
 }
 

@@ -7,7 +7,7 @@ import Glibc
 /// The crypto bound says what the cores can do; the floor says what tail the machine itself (its scheduler, its
 /// loopback, its wake-ups, two cores shared with a load generator) leaves a server at a given load. Each loopback TCP
 /// connection has a server thread of its own that reads a 64-byte request with a blocking call, runs the exchange's
-/// operations (attestd's verification through tables and the token signature: what `tablesBound` counts), and
+/// operations (the exchange's signature verification and the token signature: what the crypto bound counts), and
 /// writes 64 bytes back: one wake-up per request, no framing, no hand-off between threads, no state store. One
 /// client thread sends at the open loop's uniform arrival times, round robin over the connections, and counts
 /// latency from each request's scheduled time, as the open-loop phases do. Where the floor misses the target, the
@@ -15,7 +15,7 @@ import Glibc
 ///
 /// Where the floor holds p99 within 3 × its own service time and attestd does not, the floor still had it easier: at
 /// the same arrival rate it keeps the cores less busy than attestd does (it has no framing, no state and no hand-offs),
-/// and on this machine the tail follows how busy the cores are (BENCHMARKS.md, twenty-second session). So the floor is
+/// and on this machine the tail follows how busy the cores are (BENCHMARKS.md). So the floor is
 /// measured once more at the rate that keeps the cores as busy as attestd kept them at its highest load: that point
 /// says what this machine allows any server at attestd's busyness.
 struct LatencyFloor: Sendable {

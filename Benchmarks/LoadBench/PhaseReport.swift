@@ -31,10 +31,6 @@ struct PhaseReport: Sendable {
 
     var throughput: Double { result.measuredSeconds > 0 ? Double(result.ok) / result.measuredSeconds : 0 }
     var ratio: Double? { bound.map { throughput / $0 } }
-    /// The bound with attestd's own verification (precomputed tables: P-384 leaves for attestations, the device
-    /// key's for assertions), and the ratio to it.
-    var tablesBound: Double?
-    var tablesRatio: Double? { tablesBound.map { throughput / $0 } }
 
     /// Server CPU seconds per successful request in the window.
     var serverCPUSecondsPerRequest: Double? {
@@ -68,7 +64,6 @@ extension PhaseReport {
     func heldToBounds(of saturated: PhaseReport) -> PhaseReport {
         var report = self
         report.bound = saturated.bound
-        report.tablesBound = saturated.tablesBound
         report.cryptoCPUSecondsPerRequest = saturated.cryptoCPUSecondsPerRequest
         return report
     }

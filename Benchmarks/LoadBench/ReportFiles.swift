@@ -148,8 +148,6 @@ enum ReportFiles {
                     $0.field("p256VerifyPerSecond", bound.p256Verify)
                     $0.field("rsa2048SignPerSecond", bound.rsa2048Sign)
                     $0.field("p256SignPerSecond", bound.p256Sign)
-                    $0.field("p384VerifyTablesPerSecond", bound.p384VerifyTables)
-                    $0.field("p256VerifyTablesPerSecond", bound.p256VerifyTables)
                     $0.field("ratesAre", "operations per CPU-second of each thread, summed over one thread per core")
                     $0.key("wallClockPerSecond")
                     $0.object { for (name, rate) in bound.wallClock.sorted(by: { $0.key < $1.key }) { $0.field(name, rate) } }
@@ -227,10 +225,6 @@ enum ReportFiles {
         out.field("okPerSecond", report.throughput)
         if let bound = report.bound { out.field("boundPerSecond", bound) }
         if let ratio = report.ratio { out.field("ratioToBound", ratio) }
-        if let tables = report.tablesBound, let ratio = report.tablesRatio {
-            out.field("tablesBoundPerSecond", tables)
-            out.field("ratioToTablesBound", ratio)
-        }
         if let seconds = report.cpu.server { out.field("serverCPUSeconds", seconds) }
         if let seconds = report.cpu.bench { out.field("benchCPUSeconds", seconds) }
         if let seconds = report.otherCPUSeconds { out.field("otherProcessesCPUSeconds", seconds) }

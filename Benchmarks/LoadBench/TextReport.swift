@@ -44,9 +44,6 @@ enum TextReport {
         if let bound = report.bound, let ratio = report.ratio {
             line += ", bound \(format(bound, 0))/s, ratio \(format(ratio, 3))"
         }
-        if let tables = report.tablesBound, let ratio = report.tablesRatio {
-            line += "; with attestd's tables \(format(tables, 0))/s, ratio \(format(ratio, 3))"
-        }
         if result.exhausted { line += " (precomputed requests ran out)" }
         Console.line(line)
         if let server = report.serverCPUSecondsPerRequest {
@@ -162,7 +159,6 @@ enum TextReport {
             guard let ratio = report.ratio, report.kinds.count == 1 else { continue }
             var line = "  \(report.name) >= 0.8 x bound: \(format(ratio, 3)) \(ratio >= 0.8 ? "met" : "MISSED")"
             if let efficiency = report.cpuEfficiency { line += " (CPU efficiency \(format(efficiency, 3)))" }
-            if let tables = report.tablesRatio { line += "; to the bound with attestd's tables: \(format(tables, 3))" }
             Console.line(line)
         }
         let sweeps = bench.sweeps

@@ -100,12 +100,10 @@ struct CMSMessage {
     /// Checks the signer's ECDSA P-256 signature: over the content itself, or (with signed attributes) over the
     /// attributes, after checking that their content type and message digest match the content.
     func hasValidSignature() -> Bool {
-        guard let certificate = DERCertificate(signedData.signerDER),
-              certificate.hasUncompressedP256Key,
-              let key = try? Self.signerKeys.key(p256UncompressedPoint: Array(certificate.publicKey))
-        else { return false }
+        guard let certificate = DERCertificate(signedData.signerDER), certificate.hasUncompressedP256Key else { return false }
+        let point = Array(certificate.publicKey)
         guard let signedAttributes, let attributes else {
-            return key.isValidSignature(signature, for: signedData.content, digest: .sha256)
+            return (try? Self.signerKeys.isValidSignature(signature, for: signedData.content, p256UncompressedPoint: point)) ?? false
         }
         func single(_ oid: String) -> BERReader.Element? {
             let matches = attributes.filter { $0.oid == oid }
@@ -116,7 +114,7 @@ struct CMSMessage {
               let digest = single(Self.messageDigestAttribute), digest.tag == 0x04,
               ConstantTime.equals(digest.contents, SHA256.hash(signedData.content))
         else { return false }
-        return key.isValidSignature(signature, for: signedAttributes, digest: .sha256)
+        return (try? Self.signerKeys.isValidSignature(signature, for: signedAttributes, p256UncompressedPoint: point)) ?? false
     }
 
     private static func algorithm(_ element: BERReader.Element) -> String? {

@@ -1,6 +1,13 @@
 internal import COpenSSL
 
 /// A private key that makes JWS signatures: RSA (2048 bits or more) for RS256, or EC P-256 for ES256.
+///
+/// Every signature is OpenSSL's (`EVP_PKEY_sign` over the SHA-256 digest, through the shared libcrypto). For ES256
+/// that includes the nonce: OpenSSL 3.0 makes each ECDSA nonce when it signs, from SHA-512 over a counter, the
+/// private key, the digest being signed and 64 fresh bytes from its private DRBG (its `BN_generate_dsa_nonce`
+/// construction), so a repeated DRBG state alone does not make one nonce sign two different messages. Nothing is
+/// drawn ahead of time or kept between signatures.
+///
 /// Immutable and safe to use from many threads at once: OpenSSL's `EVP_PKEY` is reference-counted and only read
 /// while signing, and each signature borrows a signing context that no other thread uses meanwhile.
 public final class PrivateKey: @unchecked Sendable {
@@ -12,8 +19,6 @@ public final class PrivateKey: @unchecked Sendable {
     public let publicKey: JWSPublicKey
     /// Signing contexts over `key`, each set up once (PKCS#1 v1.5 or ECDSA, SHA-256).
     private let signers: PKeyContextPool
-    /// ES256 keys sign with nonces prepared in batches (`ES256Signer`); nil for RS256 (and `signers` signs).
-    private let es256: ES256Signer?
     /// The largest signature `key` makes: the modulus size (RSA), or a DER ECDSA-Sig-Value (P-256).
     private let signatureCapacity: Int
 
@@ -69,7 +74,6 @@ public final class PrivateKey: @unchecked Sendable {
         self.signatureCapacity = Int(EVP_PKEY_get_size(key))
         let owned = OwnedKey(pointer: key)
         self.signers = PKeyContextPool { PrivateKey.makeSigner(owned.pointer, algorithm: algorithm) }
-        self.es256 = algorithm == .es256 ? ES256Signer(key: key) : nil
     }
 
     /// A context ready to sign SHA-256 digests with `key`.
@@ -94,7 +98,6 @@ public final class PrivateKey: @unchecked Sendable {
         // EVP_DigestSign makes, without OpenSSL 3.0's per-call algorithm fetches.
         let signature: [UInt8]? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SHA256.digestCount) { digest in
             message.withUnsafeBytes { SHA256.hash($0, into: digest.baseAddress!) }
-            if let es256 { return es256.sign(digest: digest.baseAddress!) }  // r ‖ s already
             return signers.withContext { context -> [UInt8]? in
                 var failed = false
                 let output = [UInt8](unsafeUninitializedCapacity: maximumCount) { out, initialized in
@@ -109,14 +112,10 @@ public final class PrivateKey: @unchecked Sendable {
         switch algorithm {
         case .rs256: return signature
         case .es256:
-            if es256 != nil { return signature }
             guard let raw = SigningSignatureEncoding.raw(fromDER: signature) else { throw PrivateKeyError.signingFailed }
             return raw
         }
     }
-
-    /// Whether this key signs with `ES256Signer` (every P-256 key whose EC_KEY OpenSSL can hand over).
-    var hasPreparedNonces: Bool { es256 != nil }
 
     /// The key as unencrypted PKCS#8 PEM (`PRIVATE KEY`), for writing a key file.
     public func pem() -> String {

@@ -1,8 +1,10 @@
 internal import COpenSSL
 internal import CShims
-import Synchronization
 
 /// A public key held by OpenSSL (EC P-256 or P-384 in this project), used to verify signatures.
+///
+/// Every verification is OpenSSL's (`EVP_PKEY_verify`, through the shared libcrypto). Keeping a parsed key, as
+/// `PublicKeyCache` and the trust store do, spares the parsing and the context setup, never the check itself.
 ///
 /// It is `@unchecked Sendable` because a key is never modified after it is built, and OpenSSL 3 allows one key to be
 /// used by several verifications at once.
@@ -11,19 +13,6 @@ public final class PublicKey: @unchecked Sendable {
     /// Verification contexts over `pointer`, one pool per digest, made on first use.
     private let sha256Verifiers: PKeyContextPool
     private let sha384Verifiers: PKeyContextPool
-    /// A P-256 key that verifies a second time (a device asserting again, through `PublicKeyCache`) builds its
-    /// table of multiples and verifies with it from then on, in about half the time; see `P256KeyTables`.
-    private let tables = Mutex(TableState.counting(verifications: 0))
-
-    private enum TableState {
-        case counting(verifications: Int)
-        case building
-        case built(P256KeyTables)
-        case unavailable
-    }
-
-    /// The verification that builds the table: the second, so that a key seen once costs nothing more.
-    static let verificationsBeforeTables = 1
 
     init(taking pointer: OpaquePointer) {
         self.pointer = pointer
@@ -122,26 +111,13 @@ public final class PublicKey: @unchecked Sendable {
     public func isValidSignature(
         _ signature: some ContiguousBytes, for message: some ContiguousBytes, digest: SignatureDigest = .sha256
     ) -> Bool {
-        isValidSignature(signature, for: message, digest: digest, table: tablesForThisVerification())
-    }
-
-    /// The same verification, with the key's table when `table` is given and with OpenSSL's `EVP_PKEY_verify`
-    /// otherwise (the tests compare the two).
-    func isValidSignature(
-        _ signature: some ContiguousBytes, for message: some ContiguousBytes, digest: SignatureDigest,
-        table: P256KeyTables?
-    ) -> Bool {
         OpenSSLErrorQueue.clear()
         let verifiers = digest == .sha384 ? sha384Verifiers : sha256Verifiers
-        // The digest here, then a raw verification with a context set up once: what EVP_DigestVerify checks,
-        // without OpenSSL 3.0's per-call algorithm fetches.
+        // The digest here, then OpenSSL's verification of the signature over it with a context set up once: what
+        // EVP_DigestVerify checks, without OpenSSL 3.0's per-call algorithm fetches. OpenSSL refuses a signature
+        // that is not exactly DER (it re-encodes and compares), r or s outside [1, n-1], and trailing bytes.
         let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SignatureDigest.maxCount) { hash -> Int32 in
             let hashCount = digest.hash(message, into: hash)
-            if let table {
-                return signature.withUnsafeBytes { signature in
-                    table.isValidSignature(signature, hash: UnsafeBufferPointer(rebasing: hash[..<hashCount])) ? 1 : 0
-                }
-            }
             return verifiers.withContext { context in
                 signature.withUnsafeBytes { sig in
                     EVP_PKEY_verify(
@@ -153,37 +129,6 @@ public final class PublicKey: @unchecked Sendable {
         // A failed verification leaves entries on the queue; they say nothing the Bool does not.
         if result != 1 { OpenSSLErrorQueue.clear() }
         return result == 1
-    }
-
-    /// The table to verify with, if the key has one; counts this verification, and builds the table on the one
-    /// after `verificationsBeforeTables` (outside the lock: other threads meanwhile verify with OpenSSL).
-    private func tablesForThisVerification() -> P256KeyTables? {
-        enum Next { case use(P256KeyTables?), build }
-        let next = tables.withLock { state -> Next in
-            switch state {
-            case .built(let table): return .use(table)
-            case .building, .unavailable: return .use(nil)
-            case .counting(let verifications):
-                if verifications < Self.verificationsBeforeTables {
-                    state = .counting(verifications: verifications + 1)
-                    return .use(nil)
-                }
-                state = .building
-                return .build
-            }
-        }
-        switch next {
-        case .use(let table): return table
-        case .build:
-            let table = P256KeyTables(pointer)
-            tables.withLock { $0 = table.map { .built($0) } ?? .unavailable }
-            return table
-        }
-    }
-
-    /// Whether the key verifies with its own table yet (for tests).
-    var verifiesWithTables: Bool {
-        tables.withLock { if case .built = $0 { true } else { false } }
     }
 
     /// A context ready to verify signatures by `key` over digests made with `digest`.
@@ -199,8 +144,8 @@ public final class PublicKey: @unchecked Sendable {
     /// Runs one verification setup so that OpenSSL converts a key decoded the legacy way (as `X509_get_pubkey`
     /// returns it) to its provider form now, while one thread holds it, rather than lazily under concurrent use.
     func prepareForSharing() {
-        _ = isValidSignature([UInt8](), for: [UInt8](), digest: .sha256, table: nil)
-        _ = isValidSignature([UInt8](), for: [UInt8](), digest: .sha384, table: nil)
+        _ = isValidSignature([UInt8](), for: [UInt8](), digest: .sha256)
+        _ = isValidSignature([UInt8](), for: [UInt8](), digest: .sha384)
     }
 
     private static let publicKeySelection: Int32 = 0x86

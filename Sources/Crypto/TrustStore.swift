@@ -7,10 +7,9 @@ import Synchronization
 /// The first chain through an intermediate is verified in full by OpenSSL (`X509_verify_cert`, no purpose, no CRL).
 /// The intermediate is then cached, keyed by the SHA-256 of its DER, with its key, its subject and the validity
 /// window it shares with the rest of its chain. A later leaf naming it is checked for its own signature and
-/// validity only: one signature verification instead of two, and no OpenSSL decoding of either certificate. Once an
-/// intermediate has verified a few leaves, that one verification uses tables of its key's multiples
-/// (`FixedKeyVerifier`, for P-384 keys such as Apple's App Attestation CA 1), five times as fast as OpenSSL's own. A
-/// cached intermediate is used only when the verification time falls inside its window; anything the short path
+/// validity only: one signature verification instead of two, and no OpenSSL decoding of either certificate. That
+/// verification is OpenSSL's (`EVP_PKEY_verify`) under the intermediate's key, parsed once and kept with the entry.
+/// A cached intermediate is used only when the verification time falls inside its window; anything the short path
 /// declines goes through the full verification. The cache is bounded (least recently used goes first) and safe
 /// to share between threads.
 public final class TrustStore: Sendable {
@@ -95,7 +94,7 @@ public final class TrustStore: Sendable {
             for der in intermediatesDER {
                 guard let entry = lookUp(SHA256.hash(der), at: time), let issuerKey = entry.issuerKey,
                       let leaf = fields ?? DERCertificate(leafDER),
-                      Self.isIssued(leaf, by: entry.subject, key: issuerKey, tables: entry.issuerTables?.verifier(), at: time)
+                      Self.isIssued(leaf, by: entry.subject, key: issuerKey, at: time)
                 else { continue }
                 if let leafDigest {
                     let window = entry.window.intersection(Window(notBefore: leaf.notBefore, notAfter: leaf.notAfter))
@@ -118,23 +117,29 @@ public final class TrustStore: Sendable {
     }
 
     /// The check a cached issuer leaves to do: the leaf names it, is valid at `time`, has no critical extension
-    /// beyond those a leaf of this kind carries, and its signature verifies with the issuer's key (through the key's
-    /// precomputed tables when it has them: P-384, the App Attestation CA's curve).
-    private static func isIssued(
-        _ leaf: DERCertificate, by subject: [UInt8], key: PublicKey, tables: FixedKeyVerifier?, at time: Int64
+    /// beyond those a leaf of this kind carries, and its signature verifies with the issuer's key.
+    private static func isIssued(_ leaf: DERCertificate, by subject: [UInt8], key: PublicKey, at time: Int64) -> Bool {
+        leaf.issuer.elementsEqual(subject) && leaf.isValid(at: time)
+            && leaf.extensions.allSatisfy({ !$0.critical || understoodCriticalExtensions.contains(Array($0.oidContents)) })
+            && isValidCertificateSignature(
+                leaf.signature, over: leaf.tbsCertificate, algorithm: leaf.signatureAlgorithmContents, key: key)
+    }
+
+    /// Whether `signature` (DER ECDSA, a certificate's signatureValue) verifies over `tbsCertificate` under the
+    /// issuer's `key`, for the signature algorithm whose object identifier's contents are `algorithm`
+    /// (ecdsa-with-SHA256 or ecdsa-with-SHA384; any other is refused).
+    static func isValidCertificateSignature(
+        _ signature: some ContiguousBytes, over tbsCertificate: some ContiguousBytes,
+        algorithm: some Sequence<UInt8>, key: PublicKey
     ) -> Bool {
-        guard leaf.issuer.elementsEqual(subject), leaf.isValid(at: time),
-              leaf.extensions.allSatisfy({ !$0.critical || understoodCriticalExtensions.contains(Array($0.oidContents)) }),
-              let digest = signatureDigests[Array(leaf.signatureAlgorithmContents)]
-        else { return false }
-        if let tables { return tables.isValidSignature(leaf.signature, for: leaf.tbsCertificate, digest: digest) }
-        return key.isValidSignature(leaf.signature, for: leaf.tbsCertificate, digest: digest)
+        guard let digest = signatureDigests[Array(algorithm)] else { return false }
+        return key.isValidSignature(signature, for: tbsCertificate, digest: digest)
     }
 
     /// keyUsage, basicConstraints, extKeyUsage: what OpenSSL would accept as critical on a leaf with no purpose set.
     private static let understoodCriticalExtensions: Set<[UInt8]> = [[0x55, 0x1d, 0x0f], [0x55, 0x1d, 0x13], [0x55, 0x1d, 0x25]]
     /// ecdsa-with-SHA256 and ecdsa-with-SHA384.
-    private static let signatureDigests: [[UInt8]: SignatureDigest] = [
+    static let signatureDigests: [[UInt8]: SignatureDigest] = [
         [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02]: .sha256, [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x03]: .sha384,
     ]
 
@@ -162,11 +167,8 @@ public final class TrustStore: Sendable {
         let window: Window
         /// The certificate's subject Name, DER.
         let subject: [UInt8]
-        /// The key that verifies what this certificate issued; nil for remembered leaves.
+        /// The key that verifies what this certificate issued, parsed once; nil for remembered leaves.
         let issuerKey: PublicKey?
-        /// That key's precomputed multiples once it has verified a few leaves, when it is on a curve that has them
-        /// (P-384): every later leaf it issued is then verified in a fifth of the time.
-        var issuerTables: IssuerTables? = nil
         var lastUse: UInt64 = 0
     }
 
@@ -214,7 +216,7 @@ public final class TrustStore: Sendable {
                 key.prepareForSharing()
                 insert(
                     SHA256.hash(certificate.derEncoded),
-                    Entry(window: window, subject: Array(fields.subject), issuerKey: key, issuerTables: IssuerTables(key)))
+                    Entry(window: window, subject: Array(fields.subject), issuerKey: key))
             }
             index -= 1
         }
@@ -300,33 +302,4 @@ final class X509Store: @unchecked Sendable {
     }
 
     deinit { X509_STORE_free(pointer) }
-}
-
-/// The precomputed tables of a cached issuer's key, built once the key has verified `threshold` leaves: they cost
-/// about 30 ms and 5 MB, worth it for Apple's App Attestation CA, which signs every device's leaf, and not for an
-/// issuer seen once (a receipt signer's CA, whose leaf is remembered). Until they exist, and for keys that cannot have
-/// them, callers verify through OpenSSL (`verifier()` answers nil).
-final class IssuerTables: Sendable {
-    static let threshold = 16
-    private let key: PublicKey
-    private let uses = Atomic<Int>(0)
-    private let tables = Mutex<FixedKeyVerifier?>(nil)
-
-    init?(_ key: PublicKey) {
-        guard key.curveName == "secp384r1" else { return nil }
-        self.key = key
-    }
-
-    /// The tables, or nil before they are built; counts a use, and builds them on the thread whose use reaches the
-    /// threshold (the others go on without them meanwhile).
-    func verifier() -> FixedKeyVerifier? {
-        let count = uses.add(1, ordering: .relaxed).newValue
-        if count < Self.threshold { return nil }
-        if count == Self.threshold {
-            let built = FixedKeyVerifier(key)
-            tables.withLock { $0 = built }
-            return built
-        }
-        return tables.withLock { $0 }
-    }
 }

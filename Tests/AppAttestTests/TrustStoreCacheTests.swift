@@ -113,3 +113,26 @@ struct TrustStoreCacheTests {
         #expect(statistics.cached == 1)
     }
 }
+
+@Suite("Cached trust store with simulated leaves")
+struct TrustStoreCachedLeafTests {
+    @Test("every leaf under a cached intermediate has its signature verified: a leaf with a changed signature is refused")
+    func cachedIntermediateVerifiesEachLeaf() throws {
+        let verifier = SimulatedFixtures.verifier()
+        for index in 0..<4 {
+            let result = try SimulatedAttestationCase().verify(verifier: verifier)
+            #expect(result.usedCachedIntermediate == (index > 0))
+        }
+        #expect(verifier.cacheStatistics == TrustStore.Statistics(hits: 3, misses: 1, cached: 1))
+        // The leaf's last signature byte changed: the cached path declines, and OpenSSL's full verification refuses.
+        let forged = SimulatedAttestationCase(options: .init {
+            $0.x5c = { chain in
+                var leaf = chain[0]
+                leaf[leaf.count - 1] ^= 0x01
+                return [leaf] + chain.dropFirst()
+            }
+        })
+        #expect(throws: AppAttestError.self) { try forged.verify(verifier: verifier) }
+        #expect(try SimulatedAttestationCase().verify(verifier: verifier).usedCachedIntermediate)
+    }
+}

@@ -32,55 +32,31 @@ struct CryptoBoundTests {
         bound.remeasure(CryptoBound.operations(for: .assertion, algorithm: "ES256"), secondsEach: 0.01)
         #expect(bound.p256Verify > 1 && bound.p256Sign > 1)
         #expect(bound.p384Verify == 1 && bound.rsa2048Sign == 1)
-        #expect(bound.wallClock.keys.sorted() == ["p256Sign", "p256Verify", "p256VerifyTables"])
+        #expect(bound.wallClock.keys.sorted() == ["p256Sign", "p256Verify"])
     }
 
-    @Test("the tables bound replaces only the verification, for each exchange once its tables' rate is measured")
-    func tablesBound() {
-        var bound = self.bound
-        #expect(bound.tablesBound(.attestation, algorithm: "ES256") == nil)
-        bound.p384VerifyTables = 2500
-        #expect(abs(bound.tablesBound(.attestation, algorithm: "ES256")! - 1 / (1.0 / 2500 + 1.0 / 24000)) < 1e-9)
-        #expect(bound.tablesBound(.assertion, algorithm: "ES256") == nil)
-        bound.p256VerifyTables = 40000
-        #expect(abs(bound.tablesBound(.assertion, algorithm: "RS256")! - 1 / (1.0 / 40000 + 1.0 / bound.rsa2048Sign)) < 1e-9)
-        #expect(bound.tablesBound(.challenge, algorithm: "ES256") == nil)
-        #expect(abs(bound.bound(.attestation, algorithm: "ES256")! - 1 / (1.0 / 1000 + 1.0 / 24000)) < 1e-9)
-    }
-
-    @Test("assertions measure both P-256 verifications; a known key's table is faster than OpenSSL's EVP path")
-    func keyTablesMeasured() {
-        var bound = CryptoBound(p384Verify: 1, p256Verify: 1, rsa2048Sign: 1, p256Sign: 1, threads: 1)
-        #expect(CryptoBound.operations(for: .assertion, algorithm: "RS256") == [.p256Verify, .p256VerifyTables, .rsa2048Sign])
-        bound.remeasure([.p256Verify, .p256VerifyTables], secondsEach: 0.1)
-        #expect(bound.p256Verify > 1 && bound.p256VerifyTables > bound.p256Verify)
-    }
-
-    @Test("attestations measure both P-384 verifications; the tables are faster than OpenSSL's EVP path")
-    func tablesMeasured() {
-        var bound = CryptoBound(p384Verify: 1, p256Verify: 1, rsa2048Sign: 1, p256Sign: 1, threads: 1)
-        #expect(CryptoBound.operations(for: .attestation, algorithm: "ES256") == [.p384Verify, .p384VerifyTables, .p256Sign])
-        bound.remeasure([.p384Verify, .p384VerifyTables], secondsEach: 0.1)
-        #expect(bound.p384Verify > 1 && bound.p384VerifyTables > 1)
-        #expect(bound.p384VerifyTables > bound.p384Verify)
+    @Test("each exchange measures its verification and the token signature")
+    func operationsPerExchange() {
+        #expect(CryptoBound.operations(for: .assertion, algorithm: "RS256") == [.p256Verify, .rsa2048Sign])
+        #expect(CryptoBound.operations(for: .attestation, algorithm: "ES256") == [.p384Verify, .p256Sign])
+        #expect(CryptoBound.operations(for: .challenge, algorithm: "ES256").isEmpty)
     }
 }
 
 @Suite("PhaseReport bounds")
 struct PhaseReportBoundTests {
-    @Test("a phase held to the closed-loop phase's bounds takes its bound, tables bound and crypto cost, and keeps its own result")
+    @Test("a phase held to the closed-loop phase's bounds takes its bound and crypto cost, and keeps its own result")
     func heldToBounds() {
         var result = PhaseResult()
         result.kinds[RequestKind.assertion.rawValue].ok = 300
         result.measuredSeconds = 3
         var saturated = PhaseReport(name: "assertions", kinds: [.assertion], pacing: "closed", targetRate: nil, connections: 8,
                                     streams: 16, result: PhaseResult(), bound: 1000)
-        saturated.tablesBound = 2000
         saturated.cryptoCPUSecondsPerRequest = 0.002
         let open = PhaseReport(name: "assertions, open loop", kinds: [.assertion], pacing: "open", targetRate: 100, connections: 8,
                                streams: 16, result: result, bound: 900).heldToBounds(of: saturated)
-        #expect(open.bound == 1000 && open.tablesBound == 2000 && open.cryptoCPUSecondsPerRequest == 0.002)
-        #expect(open.ratio == 0.1 && open.tablesRatio == 0.05)
+        #expect(open.bound == 1000 && open.cryptoCPUSecondsPerRequest == 0.002)
+        #expect(open.ratio == 0.1)
         #expect(open.name == "assertions, open loop" && open.targetRate == 100)
     }
 }

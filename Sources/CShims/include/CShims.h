@@ -3,9 +3,6 @@
 // Umbrella header. Each concern has its own header and .c file; see the comments there for why each shim exists.
 #include "CShimsLinux.h"
 #include "CShimsOpenSSL.h"
-#include "CShimsFixedKey.h"
-#include "CShimsP256Key.h"
-#include "CShimsES256Signer.h"
 #include "CShimsRandom.h"
 #include "CShimsSHA2.h"
 #endif
