@@ -4,7 +4,7 @@
 # trips AddressSanitizer, times out on one input or runs out of memory; the input that did it is kept in
 # .build/fuzz-<config>/artifacts/ (fix the bug, then add the input to the corpus and a regression test to the module's tests).
 #
-#   scripts/fuzz.sh [target...]        targets: cbor authdata attestation assertion receipt protobuf json
+#   scripts/fuzz.sh [target...]        targets: cbor authdata attestation assertion receipt der-certificate protobuf json
 #                                      grpc-deframe http2 tls-records fixed-key p256-key (default: all)
 #   FUZZ_SECONDS=60 FUZZ_JOBS=2        seconds per target, targets run at once
 #   FUZZ_CONFIG=release                debug builds in a fraction of the time and runs about half as fast: what
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_TARGETS=(cbor authdata attestation assertion receipt protobuf json grpc-deframe http2 tls-records fixed-key p256-key)
+ALL_TARGETS=(cbor authdata attestation assertion receipt der-certificate protobuf json grpc-deframe http2 tls-records fixed-key p256-key)
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-2}
 TARGETS=("${@:-${ALL_TARGETS[@]}}")

@@ -76,3 +76,25 @@ extension Certificate {
         return Array(UnsafeBufferPointer(start: data, count: OBJ_length(object)))
     }
 }
+
+extension DERCertificate {
+    /// The fields on which this reading and OpenSSL's reading of the same certificate differ, by name: empty when
+    /// they agree on every field the short path reads. For the differential test and fuzz target.
+    @_spi(Testing) public func disagreements(with openSSL: Certificate) -> [String] {
+        var fields: [String] = []
+        if Array(serialNumber.drop { $0 == 0 }) != openSSL.serialNumberMagnitude { fields.append("serialNumber") }
+        if Array(issuer) != openSSL.issuerDER { fields.append("issuer") }
+        if Array(subject) != openSSL.subjectDER { fields.append("subject") }
+        if notBefore != openSSL.notBefore { fields.append("notBefore") }
+        if notAfter != openSSL.notAfter { fields.append("notAfter") }
+        if Array(publicKey) != openSSL.subjectPublicKeyBits { fields.append("publicKey") }
+        let signatureFields = openSSL.signatureFields
+        if Array(signature) != signatureFields.signature { fields.append("signature") }
+        if Array(signatureAlgorithmContents) != signatureFields.algorithmContents { fields.append("signatureAlgorithm") }
+        let decoded = extensions.map {
+            Certificate.DecodedExtension(oidContents: Array($0.oidContents), critical: $0.critical, value: Array($0.value))
+        }
+        if decoded != openSSL.decodedExtensions { fields.append("extensions") }
+        return fields
+    }
+}

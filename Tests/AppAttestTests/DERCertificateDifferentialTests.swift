@@ -1,6 +1,6 @@
 import AppAttest
 import AppAttestSimulator
-import Crypto
+@_spi(Testing) import Crypto
 import Foundation
 import Testing
 
@@ -83,30 +83,6 @@ struct DERCertificateDifferentialTests {
         return found
     }
 
-    /// Where the two readings of one certificate differ, by field name.
-    static func disagreements(_ short: DERCertificate, _ openSSL: Certificate) -> [String] {
-        var fields: [String] = []
-        if Array(short.serialNumber.drop { $0 == 0 }) != openSSL.serialNumberMagnitude { fields.append("serialNumber") }
-        if Array(short.issuer) != openSSL.issuerDER { fields.append("issuer") }
-        if Array(short.subject) != openSSL.subjectDER { fields.append("subject") }
-        if short.notBefore != openSSL.notBefore { fields.append("notBefore") }
-        if short.notAfter != openSSL.notAfter { fields.append("notAfter") }
-        if Array(short.publicKey) != openSSL.subjectPublicKeyBits { fields.append("publicKey") }
-        let signature = openSSL.signatureFields
-        if Array(short.signature) != signature.signature { fields.append("signature") }
-        if Array(short.signatureAlgorithmContents) != signature.algorithmContents { fields.append("signatureAlgorithm") }
-        let extensions = short.extensions.map {
-            Certificate.DecodedExtension(oidContents: Array($0.oidContents), critical: $0.critical, value: Array($0.value))
-        }
-        if extensions != openSSL.decodedExtensions { fields.append("extensions") }
-        if let nonce = short.extensionValue(oid: "1.2.840.113635.100.8.2"),
-           Array(nonce) != openSSL.extensionValue(oid: "1.2.840.113635.100.8.2")
-        {
-            fields.append("nonce")
-        }
-        return fields
-    }
-
     @Test("whatever the short path reads OpenSSL reads, and they agree on its fields: the fuzz seeds, simulated chains, and every one-byte change to real and simulated leaves")
     func differential() throws {
         let corpus = try Self.corpusCertificates(), apple = try Self.appleCertificates()
@@ -125,7 +101,7 @@ struct DERCertificateDifferentialTests {
                 onlyShort.append(der)
                 continue
             }
-            let fields = Self.disagreements(short, openSSL)
+            let fields = short.disagreements(with: openSSL)
             #expect(fields.isEmpty, "read differently (\(fields)): \(Hex.string(der))")
         }
         #expect(onlyShort.isEmpty, "read by the short path only: \(onlyShort.prefix(3).map(Hex.string))")
