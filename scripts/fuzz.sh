@@ -56,9 +56,9 @@ wait_one() {
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$SCRATCH/logs/$name.log" | grep -o '[0-9]*$' || echo '?')
         local cov
         cov=$(grep -o 'cov: [0-9]*' "$SCRATCH/logs/$name.log" | tail -1 | grep -o '[0-9]*' || echo '?')
-        printf 'fuzz: %-13s ok   %9s runs, coverage %s\n' "$name" "$runs" "$cov"
+        printf 'fuzz: %-15s ok   %9s runs, coverage %s\n' "$name" "$runs" "$cov"
     else
-        printf 'fuzz: %-13s FAILED (log: %s)\n' "$name" "$SCRATCH/logs/$name.log"
+        printf 'fuzz: %-15s FAILED (log: %s)\n' "$name" "$SCRATCH/logs/$name.log"
         grep -E 'ERROR|SUMMARY|Fatal error|panic|Test unit written|Base64' "$SCRATCH/logs/$name.log" | head -20 | sed 's/^/    /'
         failed+=("$name")
     fi
