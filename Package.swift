@@ -133,6 +133,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "fuzz-der-certificate", dependencies: ["FuzzSupport", "Crypto"], path: "Fuzz/DERCertificate",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
             name: "fuzz-protobuf", dependencies: ["FuzzSupport", "AppCheckMessages", "GRPC"], path: "Fuzz/Protobuf",
             swiftSettings: swiftSettings
         ),

@@ -86,7 +86,7 @@ def sim(*args):
 # --- App Attest objects -----------------------------------------------------------------------------------------------
 
 def app_attest_seeds():
-    reset(["cbor", "authdata", "attestation", "assertion", "receipt"])
+    reset(["cbor", "authdata", "attestation", "assertion", "receipt", "der-certificate"])
     vector = json.load(open(VECTOR))
     real = base64.b64decode(vector["attestation_b64"])
     real_key_id = base64.b64decode(vector["key_id_b64"])
@@ -102,11 +102,14 @@ def app_attest_seeds():
     write("authdata", "apple-real-attestation", real_object["authData"])
     write("receipt", "apple-real", u16(0) + i64(real_time) + bytes(65) + bytes([len(real_app)]) + real_app
           + real_object["attStmt"]["receipt"])
+    write("der-certificate", "apple-leaf", real_object["attStmt"]["x5c"][0])
+    write("der-certificate", "apple-ca", real_object["attStmt"]["x5c"][1])
 
     directory = tempfile.mkdtemp(prefix="attestd-corpus-")
     try:
         sim("init", "--dir", directory)
         attest_root = der(os.path.join(directory, "app-attest-root.pem"))
+        write("der-certificate", "sim-root", attest_root)
         receipt_root = der(os.path.join(directory, "receipt-root.pem"))
         now = int(subprocess.check_output(["date", "-u", "+%s"]))
         app = SIM_APP_ID.encode()
@@ -129,6 +132,8 @@ def app_attest_seeds():
                   + receipt_root + key_id + bytes([len(cdh)]) + cdh + i64(now) + bytes([env]) + bytes([len(app)]) + app + attestation)
             write("cbor", "sim-attestation-" + name, attestation)
             decoded = cbor(attestation)
+            if name != "dev-old-os":
+                write("der-certificate", "sim-leaf-" + name, decoded["attStmt"]["x5c"][0])
             write("authdata", "sim-attestation-" + name, decoded["authData"])
             receipt = decoded["attStmt"]["receipt"]
             write("receipt", "sim-" + name, u16(len(receipt_root)) + receipt_root + i64(now) + public_key

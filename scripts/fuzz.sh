@@ -4,7 +4,7 @@
 # trips AddressSanitizer, times out on one input or runs out of memory; the input that did it is kept in
 # .build/fuzz-<config>/artifacts/ (fix the bug, then add the input to the corpus and a regression test to the module's tests).
 #
-#   scripts/fuzz.sh [target...]        targets: cbor authdata attestation assertion receipt protobuf json
+#   scripts/fuzz.sh [target...]        targets: cbor authdata attestation assertion receipt der-certificate protobuf json
 #                                      grpc-deframe http2 (default: all)
 #   FUZZ_SECONDS=60 FUZZ_JOBS=2        seconds per target, targets run at once
 #   FUZZ_CONFIG=release                debug builds in a fraction of the time and runs about half as fast: what
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_TARGETS=(cbor authdata attestation assertion receipt protobuf json grpc-deframe http2)
+ALL_TARGETS=(cbor authdata attestation assertion receipt der-certificate protobuf json grpc-deframe http2)
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-2}
 TARGETS=("${@:-${ALL_TARGETS[@]}}")
@@ -56,9 +56,9 @@ wait_one() {
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$SCRATCH/logs/$name.log" | grep -o '[0-9]*$' || echo '?')
         local cov
         cov=$(grep -o 'cov: [0-9]*' "$SCRATCH/logs/$name.log" | tail -1 | grep -o '[0-9]*' || echo '?')
-        printf 'fuzz: %-13s ok   %9s runs, coverage %s\n' "$name" "$runs" "$cov"
+        printf 'fuzz: %-15s ok   %9s runs, coverage %s\n' "$name" "$runs" "$cov"
     else
-        printf 'fuzz: %-13s FAILED (log: %s)\n' "$name" "$SCRATCH/logs/$name.log"
+        printf 'fuzz: %-15s FAILED (log: %s)\n' "$name" "$SCRATCH/logs/$name.log"
         grep -E 'ERROR|SUMMARY|Fatal error|panic|Test unit written|Base64' "$SCRATCH/logs/$name.log" | head -20 | sed 's/^/    /'
         failed+=("$name")
     fi

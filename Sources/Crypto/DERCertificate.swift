@@ -3,7 +3,8 @@
 /// OpenSSL 3.0 spends far longer decoding a certificate (its public key goes through the provider decoders) than
 /// verifying an ECDSA signature, so the hot path of the trust store reads what it needs here: the signed bytes,
 /// the signature, the names, the validity window, the key and the extensions. Nothing read here is trusted until
-/// the signature over `tbsCertificate` has verified.
+/// the signature over `tbsCertificate` has verified. It reads strict DER only, refusing whatever OpenSSL's own parser
+/// would refuse and more (see `init(parsing:)`), so a certificate never passes here that OpenSSL would not read.
 public struct DERCertificate: Sendable {
     /// One extension.
     public struct Extension: Sendable {
@@ -56,77 +57,90 @@ public struct DERCertificate: Sendable {
     /// The extensions, in certificate order.
     public let extensions: [Extension]
 
-    /// Reads `der`; nil when it is not a well-formed v3 certificate.
+    /// Reads `der`; nil when it is not a strict DER v3 certificate (see `init(parsing:)`).
     public init?(_ der: [UInt8]) {
+        guard let certificate = try? DERCertificate(parsing: der) else { return nil }
+        self = certificate
+    }
+
+    /// Reads `der`, which must be one X.509 v3 certificate in DER and nothing after it; throws
+    /// `CryptoError.malformedCertificate`, naming the field and the rule, for anything else.
+    ///
+    /// The rules are DER's and RFC 5280's, and every one of them is at least as strict as OpenSSL's `d2i_X509`, so
+    /// what this accepts OpenSSL accepts too (a differential test holds it to that): shortest-form lengths; INTEGERs
+    /// without a redundant leading octet; version v3, written out; BIT STRINGs of whole bytes; an extension's
+    /// `critical` written only when TRUE, as 0xFF; no extension twice; names of UTF8String, PrintableString or
+    /// IA5String values; times as `YYMMDDHHMMSSZ` (UTCTime, before 2050) or `YYYYMMDDHHMMSSZ` (GeneralizedTime,
+    /// from 2050) that name a real second.
+    public init(parsing der: [UInt8]) throws(CryptoError) {
         encoded = der
-        var outer = DERReader(der[...])
-        guard let certificate = outer.read(tag: 0x30), outer.isAtEnd else { return nil }
-        var body = DERReader(certificate)
-        guard let tbs = body.readElement(), tbs.tag == 0x30,
-              let algorithm = body.read(tag: 0x30), let bits = body.read(tag: 0x03), body.isAtEnd,
-              bits.first == 0
-        else { return nil }
-        var algorithmReader = DERReader(algorithm)
-        guard let signatureOID = algorithmReader.read(tag: 0x06), !signatureOID.isEmpty else { return nil }
+        var outer = FieldReader(der[...])
+        let certificate = try outer.read(0x30, "Certificate")
+        try outer.end("the certificate")
+        var body = FieldReader(certificate.contents)
+        let tbs = try body.read(0x30, "tbsCertificate")
+        let algorithm = try body.read(0x30, "signatureAlgorithm")
+        let bits = try body.read(0x03, "signatureValue")
+        try body.end("Certificate")
+        signatureAlgorithmContents = try Self.algorithmIdentifier(algorithm.contents, "signatureAlgorithm").oid
         tbsCertificate = tbs.encoded
-        signatureAlgorithmContents = signatureOID
-        signature = bits.dropFirst()
+        signature = try Self.wholeBytes(bits.contents, "signatureValue")
 
-        var fields = DERReader(tbs.contents)
-        if fields.nextTag == 0xA0 { _ = fields.readElement() }  // version [0]
-        guard let serial = fields.read(tag: 0x02),
-              let innerAlgorithm = fields.read(tag: 0x30), innerAlgorithm.elementsEqual(algorithm),
-              let issuerName = fields.readElement(), issuerName.tag == 0x30,
-              let validity = fields.read(tag: 0x30),
-              let subjectName = fields.readElement(), subjectName.tag == 0x30,
-              let spki = fields.read(tag: 0x30)
-        else { return nil }
-        serialNumber = serial
-        issuer = issuerName.encoded
-        subject = subjectName.encoded
+        var fields = FieldReader(tbs.contents)
+        try Self.version(try fields.read(0xA0, "version"))
+        serialNumber = try Self.serialNumber(try fields.read(0x02, "serialNumber").contents)
+        let innerAlgorithm = try fields.read(0x30, "signature")
+        guard innerAlgorithm.encoded.elementsEqual(algorithm.encoded) else {
+            throw Self.refusal("signature: not the certificate's signatureAlgorithm")
+        }
+        issuer = try Self.name(try fields.read(0x30, "issuer"), "issuer")
+        var times = FieldReader(try fields.read(0x30, "validity").contents)
+        notBefore = try Self.time(try times.readAny("notBefore"), "notBefore")
+        notAfter = try Self.time(try times.readAny("notAfter"), "notAfter")
+        try times.end("validity")
+        subject = try Self.name(try fields.read(0x30, "subject"), "subject")
 
-        var times = DERReader(validity)
-        guard let start = times.readElement().flatMap(Self.time), let end = times.readElement().flatMap(Self.time),
-              times.isAtEnd
-        else { return nil }
-        notBefore = start
-        notAfter = end
+        var keyInfo = FieldReader(try fields.read(0x30, "subjectPublicKeyInfo").contents)
+        let keyAlgorithm = try Self.algorithmIdentifier(
+            try keyInfo.read(0x30, "subjectPublicKeyInfo.algorithm").contents, "subjectPublicKeyInfo.algorithm")
+        publicKeyAlgorithmContents = keyAlgorithm.oid
+        publicKeyParameterContents = keyAlgorithm.parameter.flatMap { $0.tag == 0x06 ? $0.contents : nil }
+        publicKey = try Self.wholeBytes(
+            try keyInfo.read(0x03, "subjectPublicKey").contents, "subjectPublicKeyInfo.subjectPublicKey")
+        try keyInfo.end("subjectPublicKeyInfo")
 
-        var keyInfo = DERReader(spki)
-        guard let keyAlgorithm = keyInfo.read(tag: 0x30), let keyBits = keyInfo.read(tag: 0x03), keyInfo.isAtEnd,
-              keyBits.first == 0
-        else { return nil }
-        var keyAlgorithmReader = DERReader(keyAlgorithm)
-        guard let keyOID = keyAlgorithmReader.read(tag: 0x06), !keyOID.isEmpty else { return nil }
-        publicKeyAlgorithmContents = keyOID
-        publicKeyParameterContents = keyAlgorithmReader.nextTag == 0x06 ? keyAlgorithmReader.read(tag: 0x06) : nil
-        publicKey = keyBits.dropFirst()
-
-        // Unique identifiers [1] and [2] may precede the extensions [3]. A malformed one ends the parse: skipping
-        // it would not move the reader, and the loop would never end.
-        while let tag = fields.nextTag, tag == 0x81 || tag == 0x82 || tag == 0xA1 || tag == 0xA2 {
-            guard fields.readElement() != nil else { return nil }
+        // Unique identifiers: [1] then [2], each at most once, primitive (DER) BIT STRINGs.
+        for (tag, field) in [(UInt8(0x81), "issuerUniqueID"), (0x82, "subjectUniqueID")] where fields.nextTag == tag {
+            try Self.bitString(try fields.read(tag, field).contents, field)
         }
         var parsed: [Extension] = []
         if fields.nextTag == 0xA3 {
-            guard let wrapper = fields.read(tag: 0xA3) else { return nil }
-            var wrapperReader = DERReader(wrapper)
-            guard let list = wrapperReader.read(tag: 0x30), wrapperReader.isAtEnd else { return nil }
-            var listReader = DERReader(list)
-            while !listReader.isAtEnd {
-                guard let item = listReader.read(tag: 0x30) else { return nil }
-                var itemReader = DERReader(item)
-                guard let oid = itemReader.read(tag: 0x06), !oid.isEmpty else { return nil }
-                var critical = false
-                if itemReader.nextTag == 0x01 {
-                    guard let flag = itemReader.read(tag: 0x01), flag.count == 1 else { return nil }
-                    critical = flag.first! != 0
+            var wrapper = FieldReader(try fields.read(0xA3, "extensions").contents)
+            var list = FieldReader(try wrapper.read(0x30, "extensions").contents)
+            try wrapper.end("extensions")
+            guard !list.isAtEnd else { throw Self.refusal("extensions: present but empty") }
+            while !list.isAtEnd {
+                let field = "extensions[\(parsed.count)]"
+                var item = FieldReader(try list.read(0x30, field).contents)
+                let oid = try Self.objectIdentifier(try item.read(0x06, "\(field).extnID").contents, "\(field).extnID")
+                guard !parsed.contains(where: { $0.oidContents.elementsEqual(oid) }) else {
+                    throw Self.refusal("\(field): a second extension \(DERReader.dotted(oid) ?? "?")")
                 }
-                guard let value = itemReader.read(tag: 0x04), itemReader.isAtEnd else { return nil }
+                var critical = false
+                if item.nextTag == 0x01 {
+                    let flag = try item.read(0x01, "\(field).critical").contents
+                    // DER writes a DEFAULT FALSE field only when it is TRUE, and TRUE only as 0xFF.
+                    guard flag.count == 1, flag.first == 0xff else {
+                        throw Self.refusal("\(field).critical: \(Self.hex(flag)), not the DER TRUE (ff)")
+                    }
+                    critical = true
+                }
+                let value = try item.read(0x04, "\(field).extnValue").contents
+                try item.end(field)
                 parsed.append(Extension(oidContents: oid, critical: critical, value: value))
             }
         }
-        guard fields.isAtEnd else { return nil }
+        try fields.end("tbsCertificate")
         extensions = parsed
     }
 
@@ -154,25 +168,167 @@ public struct DERCertificate: Sendable {
     /// True when `time` (Unix seconds) is inside the validity window, read as OpenSSL does (notAfter exclusive).
     public func isValid(at time: Int64) -> Bool { notBefore <= time && time < notAfter }
 
-    /// UTCTime (`YYMMDDHHMMSSZ`, years 1950-2049) or GeneralizedTime (`YYYYMMDDHHMMSSZ`), as RFC 5280 requires them.
-    static func time(_ element: DERReader.Element) -> Int64? {
+    /// UTCTime (`YYMMDDHHMMSSZ`, years 1950-2049) or GeneralizedTime (`YYYYMMDDHHMMSSZ`, years 2050-9999), as
+    /// RFC 5280 §4.1.2.5 requires them, naming a second that exists (no 31 April, no 29 February outside leap years).
+    static func time(_ element: DERReader.Element, _ field: String) throws(CryptoError) -> Int64 {
         let text = Array(element.contents)
         let yearDigits: Int
-        switch (element.tag, text.count) {
-        case (0x17, 13): yearDigits = 2
-        case (0x18, 15): yearDigits = 4
-        default: return nil
+        switch element.tag {
+        case 0x17: yearDigits = 2
+        case 0x18: yearDigits = 4
+        default: throw refusal("\(field): tag \(hex([element.tag])), not UTCTime (17) or GeneralizedTime (18)")
         }
-        guard text.last == UInt8(ascii: "Z"), text.dropLast().allSatisfy({ (48...57).contains($0) }) else { return nil }
+        let kind = yearDigits == 2 ? "UTCTime" : "GeneralizedTime"
+        guard text.count == yearDigits + 11, text.last == UInt8(ascii: "Z"),
+              text.dropLast().allSatisfy({ (48...57).contains($0) })
+        else {
+            let shape = yearDigits == 2 ? "YYMMDDHHMMSSZ" : "YYYYMMDDHHMMSSZ"
+            throw refusal("\(field): \(kind) \"\(String(decoding: text, as: UTF8.self))\" is not \(shape)")
+        }
         let digits = text.dropLast().map { Int($0 - 48) }
         func number(_ start: Int, _ count: Int) -> Int { digits[start..<start + count].reduce(0) { $0 * 10 + $1 } }
         var year = number(0, yearDigits)
         if yearDigits == 2 { year += year < 50 ? 2000 : 1900 }
+        guard yearDigits == 2 || year >= 2050 else {
+            throw refusal("\(field): GeneralizedTime for \(year), which RFC 5280 writes as UTCTime")
+        }
         let month = number(yearDigits, 2), day = number(yearDigits + 2, 2)
         let hour = number(yearDigits + 4, 2), minute = number(yearDigits + 6, 2), second = number(yearDigits + 8, 2)
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60 else { return nil }
+        guard (1...12).contains(month), (1...CivilCalendar.daysIn(month: month, year: year)).contains(day),
+              hour < 24, minute < 60, second < 60
+        else { throw refusal("\(field): \(kind) \"\(String(decoding: text, as: UTF8.self))\" is not a time") }
         return CivilCalendar.days(year: year, month: month, day: day) * 86_400
             + Int64(hour * 3600 + minute * 60 + second)
+    }
+
+    // MARK: Fields
+
+    /// `version [0] EXPLICIT INTEGER`: v3 (2), the only version App Attest and receipts use and the only one
+    /// with extensions.
+    private static func version(_ element: DERReader.Element) throws(CryptoError) {
+        var reader = FieldReader(element.contents)
+        let integer = try reader.read(0x02, "version").contents
+        try reader.end("version")
+        guard DERReader.isMinimalInteger(integer) else { throw refusal("version: INTEGER \(hex(integer)) is not minimal") }
+        guard integer.elementsEqual([2]) else { throw refusal("version: \(hex(integer)), not v3 (02)") }
+    }
+
+    /// `CertificateSerialNumber`: a minimal, non-negative INTEGER (RFC 5280 §4.1.2.2 asks for a positive one).
+    private static func serialNumber(_ integer: ArraySlice<UInt8>) throws(CryptoError) -> ArraySlice<UInt8> {
+        guard DERReader.isMinimalInteger(integer) else {
+            throw refusal("serialNumber: INTEGER \(hex(integer.prefix(4))) is not minimal")
+        }
+        guard integer.first! & 0x80 == 0 else { throw refusal("serialNumber: negative") }
+        return integer
+    }
+
+    /// `AlgorithmIdentifier`: an OBJECT IDENTIFIER and a parameter that is absent, NULL or an OBJECT IDENTIFIER (a
+    /// named curve): the shapes App Attest's and receipts' algorithms take.
+    private static func algorithmIdentifier(
+        _ contents: ArraySlice<UInt8>, _ field: String
+    ) throws(CryptoError) -> (oid: ArraySlice<UInt8>, parameter: DERReader.Element?) {
+        var reader = FieldReader(contents)
+        let oid = try objectIdentifier(try reader.read(0x06, "\(field).algorithm").contents, "\(field).algorithm")
+        var parameter: DERReader.Element? = nil
+        if !reader.isAtEnd {
+            let element = try reader.readAny("\(field).parameters")
+            switch element.tag {
+            case 0x05 where element.contents.isEmpty: break
+            case 0x06: _ = try objectIdentifier(element.contents, "\(field).parameters")
+            default: throw refusal("\(field).parameters: tag \(hex([element.tag])), not NULL or an OBJECT IDENTIFIER")
+            }
+            parameter = element
+        }
+        try reader.end(field)
+        return (oid, parameter)
+    }
+
+    private static func objectIdentifier(_ contents: ArraySlice<UInt8>, _ field: String) throws(CryptoError) -> ArraySlice<UInt8> {
+        guard DERReader.isValidObjectIdentifier(contents) else {
+            throw refusal("\(field): \(hex(contents.prefix(12))) is not an OBJECT IDENTIFIER")
+        }
+        return contents
+    }
+
+    /// A BIT STRING's contents: the unused-bits octet (0-7, 0 when empty) and bits, unused ones zero.
+    private static func bitString(_ contents: ArraySlice<UInt8>, _ field: String) throws(CryptoError) {
+        guard let unused = contents.first, unused < 8, contents.count > 1 || unused == 0,
+              contents.count == 1 || contents.last! & UInt8((1 << unused) - 1) == 0
+        else { throw refusal("\(field): not a DER BIT STRING") }
+    }
+
+    /// A BIT STRING that holds whole bytes (a signature, a key): its bytes after the unused-bits octet 0.
+    private static func wholeBytes(_ contents: ArraySlice<UInt8>, _ field: String) throws(CryptoError) -> ArraySlice<UInt8> {
+        guard let unused = contents.first else { throw refusal("\(field): an empty BIT STRING") }
+        guard unused == 0 else { throw refusal("\(field): BIT STRING with \(unused) unused bits, not whole bytes") }
+        return contents.dropFirst()
+    }
+
+    /// `Name`: a SEQUENCE of non-empty SETs of `{ type OBJECT IDENTIFIER, value }`, each value a UTF8String (valid
+    /// UTF-8), PrintableString (its alphabet) or IA5String (ASCII); returns its whole encoding.
+    private static func name(_ element: DERReader.Element, _ field: String) throws(CryptoError) -> ArraySlice<UInt8> {
+        var rdns = FieldReader(element.contents)
+        var index = 0
+        while !rdns.isAtEnd {
+            let rdnField = "\(field)[\(index)]"
+            var attributes = FieldReader(try rdns.read(0x31, rdnField).contents)
+            guard !attributes.isAtEnd else { throw refusal("\(rdnField): an empty RelativeDistinguishedName") }
+            while !attributes.isAtEnd {
+                var attribute = FieldReader(try attributes.read(0x30, rdnField).contents)
+                _ = try objectIdentifier(try attribute.read(0x06, "\(rdnField).type").contents, "\(rdnField).type")
+                let value = try attribute.readAny("\(rdnField).value")
+                try attribute.end(rdnField)
+                let valid: Bool
+                switch value.tag {
+                case 0x0C: valid = String(validating: value.contents, as: UTF8.self) != nil
+                case 0x13: valid = value.contents.allSatisfy(isPrintable)
+                case 0x16: valid = value.contents.allSatisfy { $0 < 0x80 }
+                default:
+                    throw refusal("\(rdnField).value: tag \(hex([value.tag])), not UTF8String, PrintableString or IA5String")
+                }
+                guard valid else { throw refusal("\(rdnField).value: characters its type does not allow") }
+            }
+            index += 1
+        }
+        return element.encoded
+    }
+
+    /// PrintableString's alphabet (X.680 §41.4).
+    private static func isPrintable(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default: Array(" '()+,-./:=?".utf8).contains(byte)
+        }
+    }
+
+    static func refusal(_ message: String) -> CryptoError { CryptoError(.malformedCertificate, message) }
+
+    static func hex<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    }
+
+    /// A `DERReader` that says which field it was reading when the DER is wrong.
+    private struct FieldReader {
+        private var reader: DERReader
+        init(_ bytes: ArraySlice<UInt8>) { reader = DERReader(bytes) }
+
+        var isAtEnd: Bool { reader.isAtEnd }
+        var nextTag: UInt8? { reader.nextTag }
+
+        mutating func read(_ tag: UInt8, _ field: String) throws(CryptoError) -> DERReader.Element {
+            guard let next = reader.nextTag else { throw refusal("\(field): missing") }
+            guard next == tag else { throw refusal("\(field): tag \(hex([next])), not \(hex([tag]))") }
+            return try readAny(field)
+        }
+
+        mutating func readAny(_ field: String) throws(CryptoError) -> DERReader.Element {
+            do { return try reader.element() } catch { throw refusal("\(field): \(error)") }
+        }
+
+        func end(_ field: String) throws(CryptoError) {
+            guard reader.isAtEnd else { throw refusal("\(field): bytes after its last field") }
+        }
     }
 }
 
@@ -186,5 +342,13 @@ enum CivilCalendar {
         let doy = (153 * mp + 2) / 5 + Int64(day) - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 }

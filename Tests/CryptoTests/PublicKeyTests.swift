@@ -67,8 +67,44 @@ struct DERReaderTests {
         #expect(indefinite.readElement() == nil)
         var overlong = DERReader([0x04, 0x05, 0x00][...])
         #expect(overlong.readElement() == nil)
-        var long = DERReader([0x04, 0x81, 0x01, 0xff][...])
-        #expect(long.read(tag: 0x04).map(Array.init) == [0xff])
+    }
+
+    @Test("reads only shortest-form lengths, and says what is wrong with the others")
+    func minimalLengths() throws {
+        func malformed(_ bytes: [UInt8]) -> String? {
+            var reader = DERReader(bytes[...])
+            do {
+                _ = try reader.element()
+                return nil
+            } catch { return error.description }
+        }
+        #expect(malformed([0x30, 0x80, 0x00, 0x00]) == "indefinite length")
+        #expect(malformed([0x04, 0x81, 0x01, 0xff]) == "long-form length 1, below 128")
+        #expect(malformed([0x04, 0x82, 0x00, 0x01, 0xff]) == "length with a leading zero octet")
+        #expect(malformed([0x04, 0x85, 0x01, 0x00, 0x00, 0x00, 0x00]) == "length of 5 octets")
+        #expect(malformed([0x04, 0x05, 0x00]) == "length 5 past the end (1 bytes left)")
+        #expect(malformed([0x1f, 0x01, 0x00]) == "multi-byte tag")
+        #expect(malformed([0x04]) == "truncated header")
+        let long = [0x04, 0x81, 0x80] + [UInt8](repeating: 7, count: 128)
+        var reader = DERReader(long[...])
+        #expect(try reader.element().contents.count == 128)
+        #expect(reader.isAtEnd)
+    }
+
+    @Test("reads INTEGERs and OBJECT IDENTIFIERs in their shortest form only")
+    func minimalIntegersAndIdentifiers() {
+        #expect(DERReader.isMinimalInteger([0x00][...]))
+        #expect(DERReader.isMinimalInteger([0x00, 0x80][...]))
+        #expect(DERReader.isMinimalInteger([0xff, 0x7f][...]))
+        #expect(!DERReader.isMinimalInteger([][...]))
+        #expect(!DERReader.isMinimalInteger([0x00, 0x7f][...]))
+        #expect(!DERReader.isMinimalInteger([0xff, 0x80][...]))
+        var padded = DERReader([0x02, 0x02, 0x00, 0x05][...])
+        #expect(padded.readSmallInteger() == nil)
+        #expect(DERReader.isValidObjectIdentifier([0x2a, 0x86, 0x48][...]))
+        #expect(!DERReader.isValidObjectIdentifier([0x2a, 0x80, 0x86, 0x48][...]))
+        #expect(!DERReader.isValidObjectIdentifier([0x80, 0x2a][...]))
+        #expect(DERReader.dotted([0x2a, 0x80, 0x01][...]) == nil)
     }
 
     @Test("refuses certificates with trailing bytes or a mismatched inner algorithm")

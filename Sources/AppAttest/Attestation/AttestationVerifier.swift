@@ -49,8 +49,11 @@ public final class AttestationVerifier: Sendable {
         }
 
         // 1. Verify the certificate chain to the pinned App Attestation Root CA.
-        guard let credCert = DERCertificate(object.certificateChainDER[0]) else {
-            throw AppAttestError(.malformed("attStmt.x5c"), "the credential certificate is not DER X.509")
+        let credCert: DERCertificate
+        do {
+            credCert = try DERCertificate(parsing: object.certificateChainDER[0])
+        } catch {
+            throw AppAttestError(.malformed("attStmt.x5c"), "the credential certificate is not DER X.509: \(error.message)")
         }
         let store = try trustStore.get()
         let chain: ChainVerification
