@@ -59,11 +59,17 @@ struct CallerCredentials: Sendable {
     @discardableResult
     func authorize(_ context: RPCContext, _ permission: Permission) throws(GRPCStatus) -> Configuration.Caller {
         let caller = try authenticate(context)
+        try check(caller, may: permission, context)
+        return caller
+    }
+
+    /// Checks that an authenticated `caller` may do `permission`.
+    func check(_ caller: Configuration.Caller, may permission: Permission, _ context: RPCContext) throws(GRPCStatus) {
         switch (permission, caller.role) {
         case (.manageKeys, .operator):
-            return caller
+            return
         case (.actForProject(let project), .backend) where caller.projects.contains(project):
-            return caller
+            return
         case (.manageKeys, _):
             context.logger.warning("KeyService call by a non-operator", [("caller", caller.name)])
             throw GRPCStatus(.permissionDenied, "Caller \(caller.name) may not call the KeyService.")
@@ -79,11 +85,11 @@ extension CallerCredentials {
     /// project. Checked on the name as sent, before the app is looked up, so a backend learns nothing of another
     /// project's apps; a malformed name is INVALID_ARGUMENT once the caller is known.
     func authorizeBackend(_ context: RPCContext, appName: String) throws(GRPCStatus) {
-        try authenticate(context)
+        let caller = try authenticate(context)
         let parts = appName.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "projects", parts[2] == "apps", !parts[1].isEmpty, !parts[3].isEmpty else {
             throw GRPCStatus(.invalidArgument, "app must be projects/{project}/apps/{app}, not \(appName).")
         }
-        try authorize(context, .actForProject(String(parts[1])))
+        try check(caller, may: .actForProject(String(parts[1])), context)
     }
 }

@@ -40,7 +40,7 @@ extension Configuration {
         }
     }
 
-    /// `callers`, plus one operator named `admin` for each of `admin.tokenHashes` (the older spelling).
+    /// `callers`, plus an operator named `admin` holding `admin.tokenHashes` (the older spelling).
     static func readCallers(_ reader: JSONFieldReader, admin: Admin, projects: [Project]) -> [Caller] {
         let callers = reader.objects("callers", required: false).map { caller in
             caller.rejectUnknownKeys(except: ["name", "role", "projects", "tokenHashes", "certificateNames"])
@@ -68,11 +68,12 @@ extension Configuration {
             return Caller(name: name, role: role, projects: scope, tokenHashes: tokenHashes,
                           certificateNames: certificateNames)
         }
-        let all = callers + admin.tokenHashes.map { Caller(name: "admin", role: .operator, tokenHashes: [$0]) }
+        let legacy = admin.tokenHashes.isEmpty ? [] : [Caller(name: "admin", role: .operator, tokenHashes: admin.tokenHashes)]
+        let all = callers + legacy
         // One token or certificate name, one caller: otherwise which role it carries would depend on list order.
         var seenTokens = Set<[UInt8]>(), seenNames = Set<String>(), seenCallers = Set<String>()
         for caller in all {
-            if caller.name != "admin" && !seenCallers.insert(caller.name).inserted {
+            if !seenCallers.insert(caller.name).inserted {
                 reader.problem("callers", "caller \(caller.name) appears more than once")
             }
             for hash in caller.tokenHashes where !seenTokens.insert(hash).inserted {

@@ -14,9 +14,9 @@ struct VerifyAppCheckTokenHandler: UnaryHandler {
     func handle(_ request: VerifyAppCheckTokenRequest, context: RPCContext, reply: RPCReply<VerifyAppCheckTokenResponse>) {
         let project: String
         do throws(GRPCStatus) {
-            try callers.authenticate(context)
+            let caller = try callers.authenticate(context)
             project = try ProjectResourceName(parsing: request.project).project
-            try callers.authorize(context, .actForProject(project))
+            try callers.check(caller, may: .actForProject(project), context)
             guard exchange.apps.hasProject(project) else { throw GRPCStatus(.notFound, "Project \(project) is not served here.") }
             guard !request.appCheckToken.isEmpty else { throw GRPCStatus(.invalidArgument, "app_check_token is required.") }
         } catch {
