@@ -492,26 +492,24 @@ def test_a_backend_token_for_another_project_is_permission_denied(listeners: Lis
         assert answer.error == (403, "PERMISSION_DENIED"), path
 
 
-def test_an_operator_token_may_not_verify_tokens_or_touch_the_two_bits(listeners: Listeners) -> None:
+def assert_refused_for_its_role(listeners: Listeners, rpcs, rest_calls, token: str) -> None:
+    """Every call in `rpcs` and `rest_calls` with `token` is PERMISSION_DENIED / 403: a real caller, the wrong role."""
     with tls_channel(listeners) as channel:
-        for rpc in BACKEND_RPCS:
-            code, _, _ = invoke(channel, rpc, [OPERATOR_AUTHORIZATION])
+        for rpc in rpcs:
+            code, _, _ = invoke(channel, rpc, [("authorization", f"Bearer {token}")])
             assert code == grpc.StatusCode.PERMISSION_DENIED, rpc.method
     tls = tls_context(listeners)
-    for call in BACKEND_REST_CALLS:
-        answer = http_call(listeners.internal, "POST", call.path, call.body, bearer(OPERATOR_TOKEN), tls=tls)
+    for call in rest_calls:
+        answer = http_call(listeners.internal, "POST", call.path, call.body, bearer(token), tls=tls)
         assert answer.error == (403, "PERMISSION_DENIED"), call.path
+
+
+def test_an_operator_token_may_not_verify_tokens_or_touch_the_two_bits(listeners: Listeners) -> None:
+    assert_refused_for_its_role(listeners, BACKEND_RPCS, BACKEND_REST_CALLS, OPERATOR_TOKEN)
 
 
 def test_a_backend_token_may_not_call_the_key_service(listeners: Listeners) -> None:
-    with tls_channel(listeners) as channel:
-        for rpc in OPERATOR_RPCS:
-            code, _, _ = invoke(channel, rpc, [BACKEND_AUTHORIZATION])
-            assert code == grpc.StatusCode.PERMISSION_DENIED, rpc.method
-    tls = tls_context(listeners)
-    for call in OPERATOR_REST_CALLS:
-        answer = http_call(listeners.internal, "POST", call.path, call.body, bearer(BACKEND_TOKEN), tls=tls)
-        assert answer.error == (403, "PERMISSION_DENIED"), call.path
+    assert_refused_for_its_role(listeners, OPERATOR_RPCS, OPERATOR_REST_CALLS, BACKEND_TOKEN)
 
 
 def test_the_right_bearer_tokens_reach_the_handlers(listeners: Listeners) -> None:
