@@ -46,23 +46,25 @@ let package = Package(
 
         // MARK: Swift modules, dependencies pointing one way (see ../shared/DESIGN.md).
         .target(name: "Observability", swiftSettings: swiftSettings),
+        // What a thread holds back across the jobs it runs (loop wake-ups, store writes), passed down as a value.
+        .target(name: "Batching", swiftSettings: swiftSettings),
         .target(name: "Crypto", dependencies: ["COpenSSL", "CShims"], swiftSettings: swiftSettings),
         .target(name: "AppAttest", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "AppAttestSimulator", dependencies: ["Crypto", "COpenSSL", "CShims"], swiftSettings: swiftSettings),
         // COpenSSL: TLS to Redis, which Debian's hiredis (0.14) cannot do; hiredis only formats and parses RESP.
-        .target(name: "Storage", dependencies: ["CSQLite", "CHiredis", "COpenSSL", "CShims", "Crypto", "Observability"], swiftSettings: swiftSettings),
+        .target(name: "Storage", dependencies: ["CSQLite", "CHiredis", "COpenSSL", "CShims", "Crypto", "Observability", "Batching"], swiftSettings: swiftSettings),
         .target(name: "Tokens", dependencies: ["Crypto"], swiftSettings: swiftSettings),
         .target(name: "Apple", dependencies: ["CCurl", "Tokens", "Crypto", "Observability"], swiftSettings: swiftSettings),
         .target(name: "AppCheckMessages", dependencies: ["AppCheckProtos", "CProtobufC", "GRPC"], swiftSettings: swiftSettings),
         .target(name: "GRPC", swiftSettings: swiftSettings),
         .target(
             name: "HTTP",
-            dependencies: ["CNghttp2", "CHTTPParser", "COpenSSL", "CShims", "Crypto", "Observability"],
+            dependencies: ["CNghttp2", "CHTTPParser", "COpenSSL", "CShims", "Crypto", "Observability", "Batching"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "AppCheckService",
-            dependencies: ["AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "Observability", "Crypto", "Storage", "Apple"],
+            dependencies: ["AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "Observability", "Crypto", "Storage", "Apple", "Batching"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -107,7 +109,7 @@ let package = Package(
         // The state stores alone, driven with the exchanges' calls: CPU per exchange without crypto or HTTP/2.
         .executableTarget(
             name: "attestd-store-bench",
-            dependencies: ["Storage"],
+            dependencies: ["Storage", "Batching"],
             path: "Benchmarks/StoreBench",
             swiftSettings: swiftSettings
         ),
@@ -158,7 +160,7 @@ let package = Package(
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: swiftSettings),
         // CSQLite: the tests open the store's file beside it, as another process would.
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "CSQLite"], swiftSettings: swiftSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "CSQLite", "Batching"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppAttestSimulatorTests",
             // AppAttest: persisted CAs are checked with the real verifiers; attestd-sim is run as a process.
@@ -179,11 +181,11 @@ let package = Package(
         ),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CNghttp2", "COpenSSL"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CNghttp2", "COpenSSL", "Batching"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppCheckServiceTests",
             // Crypto, Storage, Observability: the gateway tests mint with fresh keys and use the in-memory store.
-            dependencies: ["AppCheckService", "GRPC", "AppCheckMessages", "Tokens", "Crypto", "Storage", "Observability"],
+            dependencies: ["AppCheckService", "GRPC", "AppCheckMessages", "Tokens", "Crypto", "Storage", "Observability", "Batching"],
             swiftSettings: swiftSettings
         ),
         // Runs the built attestd binary (found next to the test bundle) end to end.

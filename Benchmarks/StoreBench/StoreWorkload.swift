@@ -1,3 +1,4 @@
+import Batching
 import Foundation
 import Glibc
 import Storage
@@ -6,8 +7,8 @@ import Storage
 /// an assertion (optionally reads the key first, as the handler did before) consumes a challenge and advances the
 /// key's counter. Each thread owns its keys, so every call succeeds and none waits on another's counter.
 ///
-/// By default the writes are handed over as the verifier threads hand them (`StoreCompletion`, held back for
-/// `hold` writes by `DeferredCommits`); with `wait` each call waits for its answer.
+/// By default the writes are handed over as the verifier threads hand them (`StoreCompletion`, joining the thread's
+/// `Batch`, flushed every `hold` writes); with `wait` each call is handed over without a batch and waited for.
 final class StoreWorkload: @unchecked Sendable {
     enum Kind {
         case attestation
@@ -72,13 +73,13 @@ final class StoreWorkload: @unchecked Sendable {
 
     private func loop(_ kind: Kind, thread: Int, phase: UInt64, count: Int, timing: SubmitterTiming) throws(StoreError) {
         SubmitterThread.markCurrent()
-        let commits = wait ? nil : DeferredCommits.enableOnCurrentThread()
+        let batch = wait ? nil : Batch()
         let answers = Outstanding()
         // Nanoseconds this thread spent inside the store's calls (handing writes over, flushing): time it did not
         // verify.
         var inStore: UInt64 = 0
         defer {
-            commits?.flush()
+            batch?.flush()
             answers.waitForAll()
         }
         var nonce = [UInt8](repeating: 0, count: 32)
@@ -104,44 +105,38 @@ final class StoreWorkload: @unchecked Sendable {
                 let record = AttestedKeyRecord(
                     keyID: keyID, appID: "1:123456789012:ios:0123456789abcdef", environment: "development",
                     publicKey: [4] + keyID + keyID, firstSeen: now, lastSeen: now, receipt: receipt)
-                if wait {
-                    guard try store.consumeChallenge(nonce, expiresAt: expiresAt, thenRegister: record) else {
-                        throw StoreError("bench: a fresh challenge read as consumed")
-                    }
-                } else {
-                    answers.add()
-                    store.consumeChallenge(nonce, expiresAt: expiresAt, thenRegister: record) { result in
-                        timing.completed(onSubmitter: SubmitterThread.isCurrent)
-                        SubmitterThread.spin(microseconds: self.completionWorkMicroseconds)
-                        answers.done(result.map { $0 ? nil : "a fresh challenge read as consumed" })
-                    }
+                answers.add()
+                store.consumeChallenge(nonce, expiresAt: expiresAt, thenRegister: record, joining: batch) { result, _ in
+                    timing.completed(onSubmitter: SubmitterThread.isCurrent)
+                    SubmitterThread.spin(microseconds: self.completionWorkMicroseconds)
+                    answers.done(result.map { $0 ? nil : "a fresh challenge read as consumed" })
                 }
             case .assertion(let readFirst):
                 if readFirst {
                     guard try store.attestedKey(keyID) != nil else { throw StoreError("bench: key not registered") }
                 }
                 counters[thread][key] += 1
-                if wait {
-                    let outcome = try store.consumeChallenge(
-                        nonce, expiresAt: expiresAt, thenAdvance: keyID, to: counters[thread][key], now: now)
-                    guard outcome == .counter(.advanced) else { throw StoreError("bench: unexpected \(outcome)") }
-                } else {
-                    answers.add()
-                    store.consumeChallenge(nonce, expiresAt: expiresAt, thenAdvance: keyID, to: counters[thread][key], now: now) { result in
-                        timing.completed(onSubmitter: SubmitterThread.isCurrent)
-                        SubmitterThread.spin(microseconds: self.completionWorkMicroseconds)
-                        answers.done(result.map { $0 == .counter(.advanced) ? nil : "unexpected \($0)" })
-                    }
+                answers.add()
+                store.consumeChallenge(
+                    nonce, expiresAt: expiresAt, thenAdvance: keyID, to: counters[thread][key], now: now, joining: batch
+                ) { result, _ in
+                    timing.completed(onSubmitter: SubmitterThread.isCurrent)
+                    SubmitterThread.spin(microseconds: self.completionWorkMicroseconds)
+                    answers.done(result.map { $0 == .counter(.advanced) ? nil : "unexpected \($0)" })
                 }
             }
-            if let commits, (index + 1) % hold == 0 { commits.flush() }
+            if wait {
+                answers.waitForAll()
+                if let failure = answers.firstFailure { throw StoreError("bench: \(failure)") }
+            }
+            if let batch, (index + 1) % hold == 0 { batch.flush() }
             inStore += SubmitterThread.now() - entered
             // As a server's clients do, wait for answers once this many requests are in flight: a store that
             // answers on its own threads would otherwise be handed the whole phase at once.
             answers.waitUntil(below: maxOutstanding)
         }
         let entered = SubmitterThread.now()
-        commits?.flush()
+        batch?.flush()
         inStore += SubmitterThread.now() - entered
         timing.add(inStoreNanoseconds: inStore)
         answers.waitForAll()

@@ -14,7 +14,7 @@ final class FuzzHandler: HTTPHandler, @unchecked Sendable {
     var deferred: [(HTTPResponder, HTTPResponse)] = []
     var ignored: [HTTPResponder] = []
 
-    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+    func handle(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {
         let isGRPC = request.headers["content-type"]?.hasPrefix("application/grpc") ?? false
         var headers = HTTPHeaders([("content-type", isGRPC ? "application/grpc" : "text/plain")])
         if request.bodyTooLarge { headers.add("x-too-large", "1") }

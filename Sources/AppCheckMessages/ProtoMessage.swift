@@ -37,21 +37,10 @@ extension ProtoMessage {
 
     /// The proto3 JSON form of this message (lowerCamelCase names, standard base64, defaults omitted).
     ///
-    /// Every Timestamp in the message must lie within years 1–9999, with nanoseconds in 0…999,999,999, as the
-    /// type requires; for values that come from outside (storage, Apple), use ``checkedJSONBytes()``.
-    public func jsonBytes() -> [UInt8] {
-        do {
-            return try checkedJSONBytes()
-        } catch {
-            preconditionFailure("\(Self.schema.fullName) has no JSON form: \(error)")
-        }
-    }
-
-    /// The proto3 JSON form of this message.
-    ///
-    /// - Throws: INTERNAL when a value has no JSON form (a Timestamp outside years 1–9999 or with negative
-    ///   nanoseconds): a bug in whoever built the message, reported rather than sent.
-    public func checkedJSONBytes() throws(GRPCStatus) -> [UInt8] {
+    /// - Throws: INTERNAL when a value has no JSON form (a Timestamp outside years 1–9999 or with nanoseconds
+    ///   outside 0…999,999,999, such as one taken from a receipt): a bug in whoever built the message, reported
+    ///   rather than sent.
+    public func jsonBytes() throws(GRPCStatus) -> [UInt8] {
         try JSONTranscoder.json(fromProtobuf: serializedBytes(), schema: Self.schema)
     }
 }

@@ -31,7 +31,7 @@ final class AppleStandInHandler: HTTPHandler {
         self.logger = logger
     }
 
-    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+    func handle(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {
         let (response, delay) = serve(request)
         logger.debug("apple stand-in", [("path", request.path), ("status", String(response.status))])
         guard let delay else {

@@ -12,16 +12,25 @@ public enum AESGCM {
 
     /// `ciphertext ‖ tag` of `plaintext`, authenticating `additionalData` too. The nonce must never repeat under
     /// one key: callers draw it at random (12 bytes, so about 2^32 seals per key stay safe).
+    ///
+    /// - Throws: `internalFailure` for a key that is not 32 bytes or a nonce that is not 12, or when OpenSSL fails
+    ///   (which, with a valid key and nonce, only memory exhaustion makes it do).
     public static func seal(
         _ plaintext: some ContiguousBytes, key: some ContiguousBytes, nonce: some ContiguousBytes,
         authenticating additionalData: some ContiguousBytes
-    ) -> [UInt8] {
-        precondition(key.withUnsafeBytes(\.count) == keyCount && nonce.withUnsafeBytes(\.count) == nonceCount)
+    ) throws(CryptoError) -> [UInt8] {
+        guard key.withUnsafeBytes(\.count) == keyCount, nonce.withUnsafeBytes(\.count) == nonceCount else {
+            throw CryptoError(.internalFailure, "AES-256-GCM takes a \(keyCount)-byte key and a \(nonceCount)-byte nonce")
+        }
+        OpenSSLErrorQueue.clear()
         let context = EVP_CIPHER_CTX_new()
         defer { EVP_CIPHER_CTX_free(context) }
-        return plaintext.withUnsafeBytes { plaintext in
+        var ok = context != nil
+        let sealed = plaintext.withUnsafeBytes { plaintext in
             [UInt8](unsafeUninitializedCapacity: plaintext.count + tagCount) { out, initialized in
-                var ok = key.withUnsafeBytes { key in
+                // Never nil: the capacity holds the tag at least.
+                guard let base = out.baseAddress, ok else { return }
+                ok = key.withUnsafeBytes { key in
                     nonce.withUnsafeBytes { nonce in
                         EVP_EncryptInit_ex(context, cipher, nil, bytes(key), bytes(nonce)) == 1
                     }
@@ -30,16 +39,15 @@ public enum AESGCM {
                 ok = ok && additionalData.withUnsafeBytes { aad in
                     EVP_EncryptUpdate(context, nil, &count, bytes(aad), Int32(aad.count)) == 1
                 }
-                ok = ok && EVP_EncryptUpdate(context, out.baseAddress, &count, bytes(plaintext), Int32(plaintext.count)) == 1
+                ok = ok && EVP_EncryptUpdate(context, base, &count, bytes(plaintext), Int32(plaintext.count)) == 1
                 var final: Int32 = 0
-                ok = ok && EVP_EncryptFinal_ex(context, out.baseAddress! + Int(count), &final) == 1
-                ok = ok && EVP_CIPHER_CTX_ctrl(
-                    context, EVP_CTRL_GCM_GET_TAG, Int32(tagCount), out.baseAddress! + plaintext.count) == 1
-                // Encryption with a valid key and nonce cannot fail short of memory exhaustion.
-                precondition(ok, "AES-GCM encryption failed")
-                initialized = plaintext.count + tagCount
+                ok = ok && EVP_EncryptFinal_ex(context, base + Int(count), &final) == 1
+                ok = ok && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(tagCount), base + plaintext.count) == 1
+                initialized = ok ? plaintext.count + tagCount : 0
             }
         }
+        guard ok else { throw OpenSSLErrorQueue.error(.internalFailure, "AES-256-GCM sealing failed") }
+        return sealed
     }
 
     /// The plaintext of `sealed` (`ciphertext ‖ tag`), or nil if it, the nonce or `additionalData` was changed.

@@ -1,14 +1,17 @@
+public import Batching
+
 /// The state every node of a cluster must share (DESIGN.md, "State"). Each operation is atomic on its own, so two
 /// nodes racing on the same challenge, counter or token get one winner.
 ///
 /// The plain calls are synchronous and may block: they run on the verifier pool's threads, never on an event loop
 /// (only a store whose `answersWithoutWaiting` is true may be called from one).
 ///
-/// The writes of an exchange also come with a completion (`StoreCompletion`): the caller hands its write over and
+/// The writes of an exchange take a completion instead (`StoreCompletion`): the caller hands its write over and
 /// goes on with other work, and the completion runs once the write is stored, on whichever thread stored it.
-/// SQLite and Redis group such writes into one transaction or one pipeline (`GroupCommitter`), so that a batch grows
-/// with the load and a verifier thread never sleeps on a commit; the default runs the synchronous call and then the
-/// completion, on the calling thread.
+/// SQLite and Redis group such writes into one transaction or one pipeline (`GroupCommitter`, `ThreadedCommitter`),
+/// so that a batch grows with the load and a verifier thread never sleeps on a commit; the default makes the
+/// synchronous calls and then runs the completion, on the calling thread. A write handed over with the caller's
+/// `Batch` may wait in the store's queue until that batch flushes, so that one commit takes a few jobs' writes.
 public protocol StateStore: Sendable {
     /// Marks a challenge as used. Returns false when it was used before (a replay).
     /// - Parameter expiresAt: unix seconds after which the challenge is refused anyway, so the record may go.
@@ -30,33 +33,24 @@ public protocol StateStore: Sendable {
     /// counter wins.
     func advanceCounter(keyID: [UInt8], to counter: UInt32, now: Int64) throws(StoreError) -> CounterAdvance
 
-    /// Marks a limited-use token (by its `jti`) as consumed. Returns true the first time, false after.
-    func consumeToken(_ tokenID: String, expiresAt: Int64) throws(StoreError) -> Bool
-
     /// Revokes a key: later assertions with it are refused. Returns false when the key is unknown.
     func revokeKey(_ keyID: [UInt8], now: Int64) throws(StoreError) -> Bool
 
+    /// Marks a limited-use token (by its `jti`) as consumed: true the first time, false after.
+    func consumeToken(_ tokenID: String, expiresAt: Int64, joining batch: Batch?, completion: @escaping StoreCompletion<Bool>)
+
     /// An attestation's two writes: consumes the challenge and, only when that succeeded, registers the key.
-    /// Returns false (and registers nothing) when the challenge was used before. A store that can do both in one
-    /// round trip (one transaction) does; the default makes the two calls.
-    func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool
+    /// False (and nothing registered) when the challenge was used before. A store that can do both in one round
+    /// trip (one transaction) does; the default makes the two calls.
+    func consumeChallenge(
+        _ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, joining batch: Batch?,
+        completion: @escaping StoreCompletion<Bool>)
 
     /// An assertion's two writes: consumes the challenge and, only when that succeeded, advances the key's
     /// counter. One round trip where the store can make it one; the default makes the two calls.
     func consumeChallenge(
-        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
-    ) throws(StoreError) -> ChallengeThenCounter
-
-    /// `consumeChallenge(_:expiresAt:thenRegister:)`, answered through `completion`.
-    func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, completion: @escaping StoreCompletion<Bool>)
-
-    /// `consumeChallenge(_:expiresAt:thenAdvance:to:now:)`, answered through `completion`.
-    func consumeChallenge(
         _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64,
-        completion: @escaping StoreCompletion<ChallengeThenCounter>)
-
-    /// `consumeToken(_:expiresAt:)`, answered through `completion`.
-    func consumeToken(_ tokenID: String, expiresAt: Int64, completion: @escaping StoreCompletion<Bool>)
+        joining batch: Batch?, completion: @escaping StoreCompletion<ChallengeThenCounter>)
 
     /// True when every call completes on the calling thread without waiting for I/O or another thread (the
     /// in-memory store). Only then may an exchange run on an event loop; SQLite may wait for another caller's commit
@@ -64,8 +58,9 @@ public protocol StateStore: Sendable {
     var answersWithoutWaiting: Bool { get }
 }
 
-/// Receives the outcome of a write handed to the store; runs once, on the thread that stored the write.
-public typealias StoreCompletion<Outcome> = @Sendable (Result<Outcome, StoreError>) -> Void
+/// Receives the outcome of a write handed to the store; runs once, on the thread that stored the write, with that
+/// thread's batch (nil: it has none), which the answer the completion sends joins.
+public typealias StoreCompletion<Outcome> = @Sendable (Result<Outcome, StoreError>, Batch?) -> Void
 
 /// The outcome of consuming a challenge and then advancing a counter.
 public enum ChallengeThenCounter: Sendable, Equatable {
@@ -82,34 +77,25 @@ extension StateStore {
         try attestedKey(keyID)?.riskMetric
     }
 
-    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
-        guard try consumeChallenge(nonce, expiresAt: expiresAt) else { return false }
-        try registerKey(record)
-        return true
-    }
-
     public func consumeChallenge(
-        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
-    ) throws(StoreError) -> ChallengeThenCounter {
-        guard try consumeChallenge(nonce, expiresAt: expiresAt) else { return .challengeReplayed }
-        return .counter(try advanceCounter(keyID: keyID, to: counter, now: now))
-    }
-
-    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, completion: @escaping StoreCompletion<Bool>) {
-        completion(Result { () throws(StoreError) in try consumeChallenge(nonce, expiresAt: expiresAt, thenRegister: record) })
+        _ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, joining batch: Batch?,
+        completion: @escaping StoreCompletion<Bool>
+    ) {
+        completion(Result { () throws(StoreError) in
+            guard try consumeChallenge(nonce, expiresAt: expiresAt) else { return false }
+            try registerKey(record)
+            return true
+        }, batch)
     }
 
     public func consumeChallenge(
         _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64,
-        completion: @escaping StoreCompletion<ChallengeThenCounter>
+        joining batch: Batch?, completion: @escaping StoreCompletion<ChallengeThenCounter>
     ) {
         completion(Result { () throws(StoreError) in
-            try consumeChallenge(nonce, expiresAt: expiresAt, thenAdvance: keyID, to: counter, now: now)
-        })
-    }
-
-    public func consumeToken(_ tokenID: String, expiresAt: Int64, completion: @escaping StoreCompletion<Bool>) {
-        completion(Result { () throws(StoreError) in try consumeToken(tokenID, expiresAt: expiresAt) })
+            guard try consumeChallenge(nonce, expiresAt: expiresAt) else { return .challengeReplayed }
+            return .counter(try advanceCounter(keyID: keyID, to: counter, now: now))
+        }, batch)
     }
 }
 

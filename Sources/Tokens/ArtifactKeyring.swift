@@ -1,4 +1,4 @@
-import Crypto
+public import Crypto
 
 /// Seals and opens artifacts with AES-256-GCM under versioned keys: the newest (last) key seals, every key opens,
 /// so the key rotates by appending a new version and dropping the old one once its artifacts no longer matter.
@@ -30,7 +30,9 @@ public struct ArtifactKeyring: Sendable {
     public var versions: [UInt8] { keys.map(\.version) }
 
     /// `artifact` sealed under the newest key with a fresh random nonce.
-    public func seal(_ artifact: Artifact) -> [UInt8] {
+    ///
+    /// - Throws: `internalFailure` when OpenSSL cannot seal (memory exhaustion): nothing about the artifact can.
+    public func seal(_ artifact: Artifact) throws(CryptoError) -> [UInt8] {
         var plaintext = [UInt8]()
         plaintext.reserveCapacity(Self.fixedPlaintextCount + artifact.appID.utf8.count)
         plaintext.append(artifact.environment.rawValue)
@@ -49,7 +51,7 @@ public struct ArtifactKeyring: Sendable {
         sealed.reserveCapacity(Self.headerCount + AESGCM.nonceCount + plaintext.count + AESGCM.tagCount)
         sealed.append(contentsOf: nonce)
         sealed.append(
-            contentsOf: AESGCM.seal(plaintext, key: sealingKey.secret, nonce: nonce, authenticating: Self.domain + header))
+            contentsOf: try AESGCM.seal(plaintext, key: sealingKey.secret, nonce: nonce, authenticating: Self.domain + header))
         return sealed
     }
 

@@ -11,7 +11,7 @@ struct DeadlineReplyTests {
     final class Answers: Sendable {
         private let results = Mutex<[Result<HealthCheckResponse, GRPCStatus>]>([])
 
-        var reply: RPCReply<HealthCheckResponse> { RPCReply { result in self.results.withLock { $0.append(result) } } }
+        var reply: RPCReply<HealthCheckResponse> { RPCReply { result, _ in self.results.withLock { $0.append(result) } } }
         var codes: [GRPCStatus.Code] {
             results.withLock { $0.map { result in if case .failure(let status) = result { status.code } else { .ok } } }
         }
@@ -29,7 +29,7 @@ struct DeadlineReplyTests {
         try await Task.sleep(for: .milliseconds(500))
         #expect(answers.codes == [.deadlineExceeded])
         #expect(reply.isAnswered)
-        reply.complete(.success(HealthCheckResponse()))
+        reply.complete(.success(HealthCheckResponse()), joining: nil)
         #expect(answers.codes == [.deadlineExceeded])
     }
 
@@ -38,7 +38,7 @@ struct DeadlineReplyTests {
         let answers = Answers()
         let reply = DeadlineReply(answers.reply)
         reply.expire(at: Self.inMilliseconds(50), with: GRPCStatus(.deadlineExceeded, "too late"))
-        reply.complete(.success(HealthCheckResponse()))
+        reply.complete(.success(HealthCheckResponse()), joining: nil)
         try await Task.sleep(for: .milliseconds(300))
         #expect(answers.codes == [.ok])
     }

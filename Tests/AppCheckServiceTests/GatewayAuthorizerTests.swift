@@ -57,7 +57,7 @@ struct GatewayAuthorizerTests {
                 on gateway: GatewayAuthorizer? = nil) -> GatewayDecision {
         let box = Box()
         (gateway ?? self.gateway).authorize(GatewayRequest(method: method, path: path, routeName: route, token: token),
-                          deadlineNanos: nil, requestID: { "test" }) { decision in
+                          deadlineNanos: nil, requestID: { "test" }) { decision, _ in
             box.decision = decision
             box.done.signal()
         }

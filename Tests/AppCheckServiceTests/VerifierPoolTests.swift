@@ -21,10 +21,10 @@ struct VerifierPoolTests {
         let done = DispatchGroup()
         for _ in 0..<50 {
             done.enter()
-            let accepted = pool.submit(.init(deadlineNanos: nil, run: {
+            let accepted = pool.submit(.init(deadlineNanos: nil, run: { _ in
                 counter.ran.add(1, ordering: .relaxed)
                 done.leave()
-            }, expire: { done.leave() }))
+            }, expire: { _ in done.leave() }), inlineOn: nil)
             #expect(accepted)
         }
         done.wait()
@@ -38,10 +38,10 @@ struct VerifierPoolTests {
         let submitter = pthread_self()
         let counter = Counter()
         let done = DispatchSemaphore(value: 0)
-        #expect(pool.submit(.init(deadlineNanos: nil, mayRunInline: true, run: {
+        #expect(pool.submit(.init(deadlineNanos: nil, mayRunInline: true, run: { _ in
             if pthread_equal(pthread_self(), submitter) == 0 { counter.ran.add(1, ordering: .relaxed) }
             done.signal()
-        }, expire: { done.signal() })))
+        }, expire: { _ in done.signal() }), inlineOn: nil))
         done.wait()
         #expect(counter.ran.load(ordering: .relaxed) == 1)
     }
@@ -54,13 +54,13 @@ struct VerifierPoolTests {
         whileTheOnlyThreadIsBusy(pool) {
             for _ in 0..<2 {
                 finished.enter()
-                #expect(pool.submit(.init(deadlineNanos: nil, run: { finished.leave() }, expire: { finished.leave() })))
+                #expect(pool.submit(.init(deadlineNanos: nil, run: { _ in finished.leave() }, expire: { _ in finished.leave() }), inlineOn: nil))
             }
-            #expect(!pool.submit(.init(deadlineNanos: nil, run: {}, expire: {})))
+            #expect(!pool.submit(.init(deadlineNanos: nil, run: { _ in }, expire: { _ in }), inlineOn: nil))
         }
         finished.wait()
         finished.enter()
-        #expect(pool.submit(.init(deadlineNanos: nil, run: { finished.leave() }, expire: {})))
+        #expect(pool.submit(.init(deadlineNanos: nil, run: { _ in finished.leave() }, expire: { _ in }), inlineOn: nil))
         finished.wait()
     }
 
@@ -71,13 +71,13 @@ struct VerifierPoolTests {
         let counter = Counter()
         let done = DispatchGroup()
         done.enter()
-        #expect(pool.submit(.init(deadlineNanos: MonotonicClock.nanoseconds() - 1, run: {
+        #expect(pool.submit(.init(deadlineNanos: MonotonicClock.nanoseconds() - 1, run: { _ in
             counter.ran.add(1, ordering: .relaxed)
             done.leave()
-        }, expire: {
+        }, expire: { _ in
             counter.expired.add(1, ordering: .relaxed)
             done.leave()
-        })))
+        }), inlineOn: nil))
         done.wait()
         #expect(counter.ran.load(ordering: .relaxed) == 0)
         #expect(counter.expired.load(ordering: .relaxed) == 1)
@@ -95,7 +95,7 @@ struct VerifierPoolTests {
     private func whileTheOnlyThreadIsBusy(_ pool: VerifierPool, _ body: () throws -> Void) rethrows {
         let gate = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
-        #expect(pool.submit(.init(deadlineNanos: nil, run: { started.signal(); gate.wait() }, expire: {})))
+        #expect(pool.submit(.init(deadlineNanos: nil, run: { _ in started.signal(); gate.wait() }, expire: { _ in }), inlineOn: nil))
         started.wait()
         defer { gate.signal() }
         try body()
@@ -116,18 +116,18 @@ struct VerifierPoolTests {
     /// A job that hands one write to `store` and records when it is answered.
     private func writeJob(_ name: String, _ store: SQLiteStateStore, _ events: Events, _ done: DispatchGroup) -> VerifierPool.Job {
         done.enter()
-        return .init(deadlineNanos: nil, run: {
-            store.consumeToken(name, expiresAt: Int64.max) { outcome in
+        return .init(deadlineNanos: nil, run: { batch in
+            store.consumeToken(name, expiresAt: Int64.max, joining: batch) { outcome, _ in
                 events.append("\(name) answered \((try? outcome.get()) == true)")
                 done.leave()
             }
-        }, expire: { done.leave() })
+        }, expire: { _ in done.leave() })
     }
 
     /// A job that records that it started.
     private func markJob(_ name: String, _ events: Events, _ done: DispatchGroup) -> VerifierPool.Job {
         done.enter()
-        return .init(deadlineNanos: nil, run: { events.append("\(name) started"); done.leave() }, expire: { done.leave() })
+        return .init(deadlineNanos: nil, run: { _ in events.append("\(name) started"); done.leave() }, expire: { _ in done.leave() })
     }
 
     @Test("with a shallow backlog, a job's state-store write is committed and answered before the thread's next job")
@@ -135,8 +135,8 @@ struct VerifierPoolTests {
         let events = Events()
         let done = DispatchGroup()
         try withQueuedJobs { pool, store in
-            #expect(pool.submit(writeJob("first", store, events, done)))
-            #expect(pool.submit(markJob("second", events, done)))
+            #expect(pool.submit(writeJob("first", store, events, done), inlineOn: nil))
+            #expect(pool.submit(markJob("second", events, done), inlineOn: nil))
         }
         done.wait()
         #expect(events.all == ["first answered true", "second started"])
@@ -148,8 +148,8 @@ struct VerifierPoolTests {
         let done = DispatchGroup()
         let behind = VerifierPool.backlogPerThreadForHolds + 2
         try withQueuedJobs { pool, store in
-            #expect(pool.submit(writeJob("first", store, events, done)))
-            for index in 1...behind { #expect(pool.submit(markJob("job \(index)", events, done))) }
+            #expect(pool.submit(writeJob("first", store, events, done), inlineOn: nil))
+            for index in 1...behind { #expect(pool.submit(markJob("job \(index)", events, done), inlineOn: nil)) }
         }
         done.wait()
         let all = events.all
@@ -166,7 +166,7 @@ struct VerifierPoolTests {
         whileTheOnlyThreadIsBusy(pool) {
             for _ in 0..<2 {
                 done.enter()
-                #expect(pool.submit(.init(deadlineNanos: nil, run: { done.leave() }, expire: { done.leave() })))
+                #expect(pool.submit(.init(deadlineNanos: nil, run: { _ in done.leave() }, expire: { _ in done.leave() }), inlineOn: nil))
             }
             usleep(30_000)  // the two wait behind the first for at least 30 ms
         }

@@ -7,7 +7,7 @@ import Testing
 @Suite("event loop inbox")
 struct EventLoopInboxTests {
     struct Ignore: HTTPHandler {
-        func handle(_ request: HTTPRequest, responder: HTTPResponder) {}
+        func handle(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {}
     }
 
     /// Runs `loop` on a thread of its own until it stops; nothing of the thread refers to the loop after the join.

@@ -16,13 +16,21 @@ struct LoopTurnTests {
         }
     }
 
-    @Test("a thread that is no event loop never gets an inline slot")
-    func noSlotOffLoop() {
-        #expect(!LoopTurn.claimInlineSlot())
-        #expect(!LoopTurn.claimInlineSlot())
+    @Test("a thread that is no event loop never gets an inline slot, even with the turn in hand")
+    func noSlotOffLoop() throws {
+        try TestServer.run { server in
+            let client = try H2TestClient(port: server.port)
+            let stream = client.request(path: "/inline-elsewhere")
+            #expect(client.run { client.responses[stream]!.closed })
+            #expect(client.responses[stream]?.text == "false")
+            // The slot was not taken by the other thread's attempt: the loop still grants it.
+            let after = client.request(path: "/inline")
+            #expect(client.run { client.responses[after]!.closed })
+            #expect(client.responses[after]?.text == "[true, false]")
+        }
     }
 
-    @Test("answers from a thread that batches its wake-ups reach the client once it flushes")
+    @Test("answers whose wake-up joined a batch reach the client once the batch flushes")
     func heldWakesAreDelivered() throws {
         try TestServer.run { server in
             let client = try H2TestClient(port: server.port)

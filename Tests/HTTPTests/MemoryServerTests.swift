@@ -6,7 +6,7 @@ import Testing
 @Suite("memory server")
 struct MemoryServerTests {
     struct Echo: HTTPHandler {
-        func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        func handle(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {
             responder.respond(HTTPResponse(status: 200, body: Array("\(request.method) \(request.path)".utf8)))
         }
     }
@@ -43,7 +43,7 @@ struct MemoryServerTests {
 @Suite("HTTP fuzz regressions")
 struct HTTPFuzzRegressionTests {
     struct Answer: HTTPHandler {
-        func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        func handle(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {
             responder.respond(HTTPResponse(status: request.bodyTooLarge ? 413 : 200))
         }
     }

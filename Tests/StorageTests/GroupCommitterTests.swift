@@ -1,3 +1,4 @@
+import Batching
 import Foundation
 @testable import Storage
 import Synchronization
@@ -36,24 +37,24 @@ struct GroupCommitterTests {
         #expect(batches.all.count < 200, "batches: \(batches.all.count)")
     }
 
-    @Test("a thread holding its writes back commits them in one batch when it flushes, and at once past the limit")
+    @Test("writes joining a batch are committed in one batch when it flushes, and at once past the limit")
     func heldWrites() {
         let batches = Batches()
         let committer = Self.doubling(batches)
         let outcome = onThreads(1) { _ in
-            let commits = DeferredCommits.enableOnCurrentThread()
+            let batch = Batch()
             let answered = Mutex<[Int]>([])
             for write in 1...3 {
-                committer.submit(write) { answer in answered.withLock { $0.append((try? answer.get()) ?? -1) } }
+                committer.submit(write, joining: batch) { answer, _ in answered.withLock { $0.append((try? answer.get()) ?? -1) } }
             }
             let beforeFlush = (batches.all, answered.withLock { $0 })
-            commits.flush()
+            batch.flush()
             let afterFlush = (batches.all, answered.withLock { $0 })
             // One more than may be held: the last of them commits them all at once.
-            for write in 1...(DeferredCommits.maxWritesHeld + 1) { committer.submit(100 + write) { _ in } }
+            for write in 1...(Batch.maxWritesHeld + 1) { committer.submit(100 + write, joining: batch) { _, _ in } }
             let pastLimit = batches.all.count
-            // A caller that waits is never held back, even by a thread holding writes.
-            committer.submit(500) { _ in }
+            // A caller that waits is never held back, even behind writes held in a batch.
+            committer.submit(500, joining: batch) { _, _ in }
             let waited = try? committer.submitAndWait(501)
             return (beforeFlush, afterFlush, pastLimit, waited, batches.all.last)
         }[0]
@@ -65,6 +66,24 @@ struct GroupCommitterTests {
         #expect(outcome.4 == [500, 501])
     }
 
+    @Test("the leader runs every completion of its batch with its own batch, so their answers join it")
+    func completionsJoinTheLeadersBatch() {
+        let batches = Batches()
+        let committer = Self.doubling(batches)
+        let joined = onThreads(1) { _ in
+            let batch = Batch()
+            let mine = ObjectIdentifier(batch)
+            let seen = Mutex<[Bool]>([])
+            for write in 1...2 {
+                committer.submit(write, joining: batch) { _, given in seen.withLock { $0.append(given.map(ObjectIdentifier.init) == mine) } }
+            }
+            batch.flush()
+            committer.submit(3, joining: nil) { _, given in seen.withLock { $0.append(given == nil) } }
+            return seen.withLock { $0 }
+        }[0]
+        #expect(joined == [true, true, true])
+    }
+
     @Test("a failed batch fails every write in it, and a stopped committer refuses new writes")
     func failures() {
         let committer = GroupCommitter<Int, Int>(maxBatchSize: 10, closedError: StoreError("closed")) { writes in
@@ -73,7 +92,7 @@ struct GroupCommitterTests {
         #expect(throws: StoreError.self) { try committer.submitAndWait(1) }
         committer.stop()
         let refused = Mutex<String?>(nil)
-        committer.submit(2) { answer in
+        committer.submit(2, joining: nil) { answer, _ in
             if case .failure(let error) = answer { refused.withLock { $0 = error.description } }
         }
         #expect(refused.withLock { $0 } == "closed")

@@ -1,3 +1,4 @@
+import Batching
 import Foundation
 import Glibc
 import Storage
@@ -43,7 +44,7 @@ struct RedisIOThreadTests {
 
         /// The completion for write `index`, handed over on `submitter`.
         func completion(_ index: Int, submitter: pthread_t) -> StoreCompletion<Outcome> {
-            { outcome in
+            { outcome, _ in
                 let answer = Answer(outcome: outcome, onSubmitter: pthread_equal(pthread_self(), submitter) != 0,
                                     thread: RedisIOThreadTests.threadName(), at: .now)
                 self.answers.withLock { $0[index, default: []].append(answer) }
@@ -85,16 +86,16 @@ struct RedisIOThreadTests {
         for thread in 0..<threads { try store.registerKey(Self.record([UInt8(thread)])) }
         let expiresAt = self.expiresAt
         let outcomes = Outcomes<ChallengeThenCounter>()
-        // Half the threads hold their writes back as the verifier threads do, half hand each over at once.
+        // Half the threads hold their writes back in a batch as the verifier threads do, half hand each over at once.
         _ = onThreads(threads) { thread in
-            let commits = thread % 2 == 0 ? DeferredCommits.enableOnCurrentThread() : nil
+            let batch = thread % 2 == 0 ? Batch() : nil
             for index in 0..<perThread {
                 store.consumeChallenge(Self.nonce(thread, index), expiresAt: expiresAt, thenAdvance: [UInt8(thread)],
                                        to: UInt32(index + 1), now: 1_001,
-                                       completion: outcomes.completion(thread * 1_000 + index, submitter: pthread_self()))
-                if index % 8 == 7 { commits?.flush() }
+                                       joining: batch, completion: outcomes.completion(thread * 1_000 + index, submitter: pthread_self()))
+                if index % 8 == 7 { batch?.flush() }
             }
-            commits?.flush()
+            batch?.flush()
             return 0
         }
         let answers = outcomes.wait(for: threads * perThread)
@@ -113,7 +114,7 @@ struct RedisIOThreadTests {
             for index in 0..<perThread {
                 store.consumeChallenge(Self.nonce(thread, index), expiresAt: expiresAt, thenAdvance: [UInt8(thread)],
                                        to: UInt32(perThread + 1 + index), now: 1_002,
-                                       completion: replays.completion(thread * 1_000 + index, submitter: pthread_self()))
+                                       joining: nil, completion: replays.completion(thread * 1_000 + index, submitter: pthread_self()))
             }
             return 0
         }
@@ -143,7 +144,7 @@ struct RedisIOThreadTests {
                     if let killedAt = killed.withLock({ $0 }), ContinuousClock.now - killedAt > .milliseconds(300) { break }
                     let number = submitted.add(1, ordering: .relaxed).newValue
                     store.consumeToken("t\(thread)-\(index)", expiresAt: expiresAt,
-                                       completion: outcomes.completion(number, submitter: pthread_self()))
+                                       joining: nil, completion: outcomes.completion(number, submitter: pthread_self()))
                     index += 1
                     if index % 64 == 0 { usleep(500) }
                 }
@@ -179,7 +180,7 @@ struct RedisIOThreadTests {
         #expect(try !store.consumeChallenge([9], expiresAt: expiresAt))
         let after = Outcomes<Bool>()
         for index in 0..<100 {
-            store.consumeToken("after-\(index)", expiresAt: expiresAt, completion: after.completion(index, submitter: pthread_self()))
+            store.consumeToken("after-\(index)", expiresAt: expiresAt, joining: nil, completion: after.completion(index, submitter: pthread_self()))
         }
         #expect(after.wait(for: 100).values.allSatisfy { $0.count == 1 && (try? $0[0].outcome.get()) == true })
         store.close()
@@ -194,7 +195,7 @@ struct RedisIOThreadTests {
         #expect(try setup.server.cli(["CLIENT", "PAUSE", "300", "WRITE"]) == "OK")
         let outcomes = Outcomes<Bool>()
         for index in 0..<1_000 {
-            store.consumeToken("q\(index)", expiresAt: expiresAt, completion: outcomes.completion(index, submitter: pthread_self()))
+            store.consumeToken("q\(index)", expiresAt: expiresAt, joining: nil, completion: outcomes.completion(index, submitter: pthread_self()))
         }
         store.close()
         // close() returned after its I/O threads finished: every write has been answered, exactly once.
@@ -202,7 +203,7 @@ struct RedisIOThreadTests {
         #expect(answers.count == 1_000)
         #expect(answers.values.allSatisfy { $0.count == 1 && $0[0].onSubmitter == false })
         let refused = Outcomes<Bool>()
-        store.consumeToken("late", expiresAt: expiresAt, completion: refused.completion(0, submitter: pthread_self()))
+        store.consumeToken("late", expiresAt: expiresAt, joining: nil, completion: refused.completion(0, submitter: pthread_self()))
         let late = refused.wait(for: 1, seconds: 5)[0]?.first
         #expect(late.map { (try? $0.outcome.get()) == nil } == true)
         #expect(throws: StoreError.self) { try store.consumeChallenge([2], expiresAt: expiresAt) }

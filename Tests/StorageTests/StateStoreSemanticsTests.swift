@@ -1,3 +1,4 @@
+import Batching
 import Foundation
 import Storage
 import Synchronization
@@ -66,14 +67,14 @@ struct StateStoreSemanticsTests {
         #expect(try store.consumeChallenge([8, 2], expiresAt: expiresAt, thenAdvance: [3], to: 5, now: fixture.now) == .challengeReplayed)
         #expect(try store.attestedKey([3])?.counter == 0)
         let registered = Completions<Bool>()
-        store.consumeChallenge([8, 3], expiresAt: expiresAt, thenRegister: Self.record([5], at: fixture.now), completion: registered.completion)
+        store.consumeChallenge([8, 3], expiresAt: expiresAt, thenRegister: Self.record([5], at: fixture.now), joining: nil, completion: registered.completion)
         #expect(try registered.wait().get() == false)
         #expect(try store.attestedKey([5]) == nil)
         let advanced = Completions<ChallengeThenCounter>()
-        store.consumeChallenge([8, 4], expiresAt: expiresAt, thenAdvance: [3], to: 6, now: fixture.now, completion: advanced.completion)
+        store.consumeChallenge([8, 4], expiresAt: expiresAt, thenAdvance: [3], to: 6, now: fixture.now, joining: nil, completion: advanced.completion)
         #expect(try advanced.wait().get() == .challengeReplayed)
         let token = Completions<Bool>()
-        store.consumeToken("jti-late", expiresAt: expiresAt, completion: token.completion)
+        store.consumeToken("jti-late", expiresAt: expiresAt, joining: nil, completion: token.completion)
         #expect(try token.wait().get() == false)
         #expect(try store.attestedKey([3])?.counter == 0)
     }
@@ -261,7 +262,7 @@ struct StateStoreSemanticsTests {
                 == .counter(.revoked))
     }
 
-    @Test("answers writes handed over with a completion once each, held back by verifier-like threads and flushed",
+    @Test("answers writes handed over with a completion once each, joining verifier-like threads' batches and flushed",
           arguments: StoreKind.allCases)
     func completions(kind: StoreKind) throws {
         let fixture = try StoreFixture(kind)
@@ -279,21 +280,21 @@ struct StateStoreSemanticsTests {
             while answers.contains(where: { $0.all.count < count }) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         }
         _ = onThreads(8) { thread in
-            let commits = DeferredCommits.enableOnCurrentThread()
+            let batch = Batch()
             for index in 0..<20 {
                 store.consumeChallenge(key(thread, index), expiresAt: expiresAt, thenAdvance: key(thread, index), to: 1,
-                                       now: fixture.now) { answers[thread].append($0) }
-                if index % 5 == 4 { commits.flush() }
+                                       now: fixture.now, joining: batch) { outcome, _ in answers[thread].append(outcome) }
+                if index % 5 == 4 { batch.flush() }
             }
-            commits.flush()
+            batch.flush()
         }
         waitForAnswers(20)
         // Then each thread replays one of its challenges, with another key: refused, that key untouched.
         _ = onThreads(8) { thread in
-            let commits = DeferredCommits.enableOnCurrentThread()
+            let batch = Batch()
             store.consumeChallenge(key(thread, 7), expiresAt: expiresAt, thenAdvance: key(thread, 8), to: 2,
-                                   now: fixture.now) { answers[thread].append($0) }
-            commits.flush()
+                                   now: fixture.now, joining: batch) { outcome, _ in answers[thread].append(outcome) }
+            batch.flush()
         }
         waitForAnswers(21)
         for (thread, answered) in answers.map(\.all).enumerated() {

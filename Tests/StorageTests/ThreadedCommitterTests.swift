@@ -1,3 +1,4 @@
+import Batching
 import Foundation
 import Glibc
 @testable import Storage
@@ -41,7 +42,7 @@ struct ThreadedCommitterTests {
             let me = pthread_self()
             for index in 0..<200 {
                 let write = thread * 1_000 + index
-                committer.submit(write) { outcome in
+                committer.submit(write, joining: nil) { outcome, _ in
                     if pthread_equal(pthread_self(), me) != 0 { onSubmitter.add(1, ordering: .relaxed) }
                     answers.withLock { $0[write, default: []].append((try? outcome.get()) ?? -1) }
                     done.signal()
@@ -65,7 +66,7 @@ struct ThreadedCommitterTests {
         let committer = Self.doubling(batches)
         let done = DispatchSemaphore(value: 0)
         // Even writes take one lane, odd ones the other.
-        for write in 0..<2_000 { committer.submit(write) { _ in done.signal() } }
+        for write in 0..<2_000 { committer.submit(write, joining: nil) { _, _ in done.signal() } }
         for _ in 0..<2_000 { done.wait() }
         let byThread = batches.seen.withLock { seen in Dictionary(grouping: seen) { $0.thread }.mapValues { $0.flatMap { $0.writes } } }
         #expect(byThread.count == 2)
@@ -76,7 +77,7 @@ struct ThreadedCommitterTests {
         committer.stop()
     }
 
-    @Test("a thread holding its writes back wakes no committer until it flushes, then they go as one batch")
+    @Test("writes joining a batch wake no committer until it flushes, then they go as one batch")
     func heldWrites() throws {
         let batches = Batches()
         let committer = Self.doubling(batches, threads: 1)
@@ -85,12 +86,12 @@ struct ThreadedCommitterTests {
         #expect(try committer.submitAndWait(0) == 0)
         Thread.sleep(forTimeInterval: 0.05)
         let outcome = onThreads(1) { _ in
-            let commits = DeferredCommits.enableOnCurrentThread()
-            for write in 1...5 { committer.submit(write) { _ in done.signal() } }
+            let batch = Batch()
+            for write in 1...5 { committer.submit(write, joining: batch) { _, _ in done.signal() } }
             // Nothing wakes the committer: give it time to show that it stays asleep.
             Thread.sleep(forTimeInterval: 0.05)
             let beforeFlush = batches.all
-            commits.flush()
+            batch.flush()
             for _ in 1...5 { done.wait() }
             return (beforeFlush, batches.all)
         }[0]
@@ -106,7 +107,7 @@ struct ThreadedCommitterTests {
             lane: { $0 }) { writes in writes.map { .success($0 + 1) } }
         let nested = Mutex<Int?>(nil)
         let done = DispatchSemaphore(value: 0)
-        committer.submit(1) { _ in
+        committer.submit(1, joining: nil) { _, _ in
             nested.withLock { $0 = try? committer.submitAndWait(10) }
             done.signal()
         }
@@ -121,14 +122,14 @@ struct ThreadedCommitterTests {
         let committer = Self.doubling(batches)
         let answered = Mutex<[Int: Int]>([:])
         for write in 0..<500 {
-            committer.submit(write) { _ in answered.withLock { $0[write, default: 0] += 1 } }
+            committer.submit(write, joining: nil) { _, _ in answered.withLock { $0[write, default: 0] += 1 } }
         }
         #expect(try committer.submitAndWait(7) == 14)
         committer.stop()
         // stop() joined the threads: everything queued before it has been answered, exactly once.
         #expect(answered.withLock { $0.count == 500 && $0.values.allSatisfy { $0 == 1 } })
         let refused = Mutex<String?>(nil)
-        committer.submit(1) { outcome in
+        committer.submit(1, joining: nil) { outcome, _ in
             if case .failure(let error) = outcome { refused.withLock { $0 = error.description } }
         }
         #expect(refused.withLock { $0 } == "closed")
@@ -149,7 +150,7 @@ struct ThreadedCommitterTests {
         let outcomes = Mutex<[Int: Result<Int, StoreError>]>([:])
         let done = DispatchSemaphore(value: 0)
         for write in 0..<3 {
-            committer.submit(write) { outcome in
+            committer.submit(write, joining: nil) { outcome, _ in
                 outcomes.withLock { $0[write] = outcome }
                 done.signal()
             }
@@ -169,34 +170,38 @@ struct ThreadedCommitterTests {
         committer.stop()
     }
 
-    @Test("runs its after-batch hook on the committer thread, once per batch, after that batch's completions")
-    func afterBatch() {
-        // Each event: "c<write>" for a completion, "a" for the hook, in the order they ran.
+    @Test("hands its completions the committer thread's batch, which holds wake-ups only and is flushed after each batch")
+    func completionsJoinTheCommittersBatch() {
+        // Each event: "c<write>" for a completion, "w" for a held wake-up written, in the order they ran.
         let events = Mutex<[String]>([])
-        let hookThreads = Mutex<Set<String>>([])
+        let wakeThreads = Mutex<Set<String>>([])
+        let loop = RecordingWake { wakeThreads.withLock { _ = $0.insert(Self.threadName()) }; events.withLock { $0.append("w") } }
+        let holdsWrites = Mutex<[Bool]>([])
+        let done = DispatchSemaphore(value: 0)
         let committer = ThreadedCommitter<Int, Int>(
             threads: 1, name: "hook-io", maxBatchSize: 1_000, maxQueueWait: .seconds(60), closedError: StoreError("closed"),
-            afterBatch: {
-                hookThreads.withLock { _ = $0.insert(Self.threadName()) }
-                events.withLock { $0.append("a") }
-            },
             lane: { $0 }) { writes in writes.map { .success($0) } }
-        for write in 0..<3 {
-            #expect((try? committer.submitAndWait(write)) == write)
+        for write in [7, 8] {
+            committer.submit(write, joining: nil) { _, batch in
+                events.withLock { $0.append("c\(write)") }
+                holdsWrites.withLock { $0.append(batch?.holdsWrites ?? true) }
+                batch?.holdWake(of: loop)
+                done.signal()
+            }
+            done.wait()
+            // The flush follows the completion on the committer thread.
+            for _ in 0..<5_000 where events.withLock({ $0.last }) != "w" { Thread.sleep(forTimeInterval: 0.001) }
         }
         committer.stop()
-        let seen = events.withLock { $0 }
-        #expect(seen.filter { $0 == "a" }.count == 3, "\(seen)")
-        #expect(hookThreads.withLock { $0 } == ["hook-io-0"])
-        let done = DispatchSemaphore(value: 0)
-        let second = ThreadedCommitter<Int, Int>(
-            threads: 1, name: "hook-io", maxBatchSize: 1_000, maxQueueWait: .seconds(60), closedError: StoreError("closed"),
-            afterBatch: { events.withLock { $0.append("a") }; done.signal() },
-            lane: { $0 }) { writes in writes.map { .success($0) } }
-        events.withLock { $0 = [] }
-        second.submit(7) { _ in events.withLock { $0.append("c7") } }
-        done.wait()
-        #expect(events.withLock { $0 } == ["c7", "a"])
-        second.stop()
+        #expect(events.withLock { $0 } == ["c7", "w", "c8", "w"])
+        #expect(wakeThreads.withLock { $0 } == ["hook-io-0"])
+        #expect(holdsWrites.withLock { $0 } == [false, false])
     }
+}
+
+/// Stands for an event loop: records each wake-up a batch writes.
+private final class RecordingWake: WakeTarget, Sendable {
+    let woken: @Sendable () -> Void
+    init(_ woken: @escaping @Sendable () -> Void) { self.woken = woken }
+    func wake() { woken() }
 }

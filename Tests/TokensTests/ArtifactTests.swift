@@ -13,10 +13,10 @@ struct ArtifactTests {
     @Test("opens what it sealed, with every field intact")
     func roundTrip() throws {
         let keyring = try #require(ArtifactKeyring(keys: [v1]))
-        let sealed = keyring.seal(artifact)
+        let sealed = try keyring.seal(artifact)
         #expect(try keyring.open(sealed) == artifact)
         #expect(try keyring.open(sealed, appID: artifact.appID) == artifact)
-        #expect(keyring.seal(artifact) != sealed, "a fresh nonce each time")
+        #expect(try keyring.seal(artifact) != sealed, "a fresh nonce each time")
     }
 
     @Test("fits in 512 bytes even with the longest app id")
@@ -25,7 +25,7 @@ struct ArtifactTests {
         let longest = try #require(Artifact(
             appID: String(repeating: "a", count: Artifact.maximumAppIDCount), keyID: artifact.keyID, publicKey: artifact.publicKey,
             environment: .production, attestedAt: 0))
-        let sealed = keyring.seal(longest)
+        let sealed = try keyring.seal(longest)
         #expect(sealed.count <= ArtifactKeyring.maximumCount)
         #expect(try keyring.open(sealed) == longest)
         #expect(Artifact(appID: String(repeating: "a", count: 256), keyID: artifact.keyID, publicKey: artifact.publicKey,
@@ -36,7 +36,7 @@ struct ArtifactTests {
     @Test("refuses the artifact with any one byte changed")
     func everyByteFlipped() throws {
         let keyring = try #require(ArtifactKeyring(keys: [v1]))
-        let sealed = keyring.seal(artifact)
+        let sealed = try keyring.seal(artifact)
         for index in sealed.indices {
             for mask: UInt8 in [0x01, 0x80, 0xFF] {
                 var changed = sealed
@@ -55,7 +55,7 @@ struct ArtifactTests {
     @Test("refuses an artifact whose key version was relabelled to another key we hold")
     func relabelledVersion() throws {
         let keyring = try #require(ArtifactKeyring(keys: [v1, v2]))
-        var sealed = keyring.seal(artifact)
+        var sealed = try keyring.seal(artifact)
         #expect(sealed[1] == 2)
         sealed[1] = 1
         #expect(throws: ArtifactError.tampered) { try keyring.open(sealed) }
@@ -65,9 +65,9 @@ struct ArtifactTests {
     func rotation() throws {
         let old = try #require(ArtifactKeyring(keys: [v1]))
         let rotated = try #require(ArtifactKeyring(keys: [v1, v2]))
-        let sealedByOld = old.seal(artifact)
+        let sealedByOld = try old.seal(artifact)
         #expect(try rotated.open(sealedByOld) == artifact)
-        let sealedByNew = rotated.seal(artifact)
+        let sealedByNew = try rotated.seal(artifact)
         #expect(sealedByNew[1] == 2)
         #expect(throws: ArtifactError.unknownKeyVersion) { try old.open(sealedByNew) }
         let other = try #require(ArtifactKeyring(keys: [ArtifactKey(version: 1, secret: Array(repeating: 7, count: 32))!]))
@@ -77,7 +77,7 @@ struct ArtifactTests {
     @Test("refuses an artifact issued to another app")
     func wrongApp() throws {
         let keyring = try #require(ArtifactKeyring(keys: [v1]))
-        #expect(throws: ArtifactError.wrongApp) { try keyring.open(keyring.seal(artifact), appID: "1:123456789012:ios:other") }
+        #expect(throws: ArtifactError.wrongApp) { try keyring.open(try keyring.seal(artifact), appID: "1:123456789012:ios:other") }
     }
 
     @Test("refuses empty keyrings, duplicate versions and keys that are not 32 bytes")

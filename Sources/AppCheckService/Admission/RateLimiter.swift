@@ -24,12 +24,9 @@ final class RateLimiter: Sendable {
     func admit(_ key: String, now: UInt64) -> Bool {
         let shard = shards[Int(UInt(bitPattern: key.hashValue) % UInt(shards.count))]
         return shard.buckets.withLock { buckets in
-            if buckets[key] == nil {
-                if buckets.count >= maxKeysPerShard { evict(from: &buckets, now: now) }
-                buckets[key] = TokenBucket(
-                    capacity: Double(rate.burst), refillPerSecond: Double(rate.requestsPerSecond), now: now)
-            }
-            return buckets[key]!.take(now: now)
+            if buckets[key] == nil, buckets.count >= maxKeysPerShard { evict(from: &buckets, now: now) }
+            return buckets[key, default: TokenBucket(
+                capacity: Double(rate.burst), refillPerSecond: Double(rate.requestsPerSecond), now: now)].take(now: now)
         }
     }
 

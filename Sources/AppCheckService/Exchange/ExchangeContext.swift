@@ -1,5 +1,6 @@
 import AppAttest
 import AppCheckMessages
+import Batching
 import GRPC
 import Observability
 import Storage
@@ -57,47 +58,54 @@ struct ExchangeContext: Sendable {
         }
     }
 
-    /// Runs `work` on the verifier pool and answers with its result; answers UNAVAILABLE at once when the queue is
-    /// full, and DEADLINE_EXCEEDED without running it when the caller's deadline passed while it waited.
+    /// Runs `work` on the verifier pool and answers with its result, joining the thread's batch; answers
+    /// UNAVAILABLE at once when the queue is full, and DEADLINE_EXCEEDED without running it when the caller's
+    /// deadline passed while it waited.
     func onPool<Response>(_ context: RPCContext, reply: RPCReply<Response>,
                           _ work: @escaping @Sendable () throws(GRPCStatus) -> Response) {
-        onPool(context, reply: reply, untilStored: { () throws(GRPCStatus) in reply.succeed(try work()) })
+        onPool(context, reply: reply, untilStored: { (batch: Batch?) throws(GRPCStatus) in
+            reply.succeed(try work(), joining: batch)
+        })
     }
 
-    /// Runs `work` on the verifier pool for an exchange that ends with a state-store write. `work` checks what it
-    /// can (what it throws is the answer at once) and then hands its write to the store with `answer(...)` as the
-    /// completion: the verifier thread goes on to its next job while the write waits for its batch, and the answer
-    /// is made when the write is stored. UNAVAILABLE at once when the queue is full, DEADLINE_EXCEEDED without
-    /// running `work` when the caller's deadline passed while it waited.
+    /// Runs `work` on the verifier pool for an exchange that ends with a state-store write. `work` gets the thread's
+    /// batch; it checks what it can (what it throws is the answer, joining the batch) and then hands its write to
+    /// the store, joining the batch, with `answer(...)` as the completion: the verifier thread goes on to its next
+    /// job while the write waits for its commit, and the answer is made when the write is stored. UNAVAILABLE at
+    /// once when the queue is full, DEADLINE_EXCEEDED without running `work` when the caller's deadline passed
+    /// while it waited.
     func onPool<Response>(_ context: RPCContext, reply: RPCReply<Response>,
-                          untilStored work: @escaping @Sendable () throws(GRPCStatus) -> Void) {
+                          untilStored work: @escaping @Sendable (Batch?) throws(GRPCStatus) -> Void) {
         // May run inline on an idle pool (verification, signing, no remote service), but only when the state store
         // cannot make the loop wait: a SQLite commit or a Redis round trip stays on the pool's threads.
         let accepted = pool.submit(.init(
             deadlineNanos: context.deadlineNanos, mayRunInline: store.answersWithoutWaiting,
-            run: {
-                do throws(GRPCStatus) { try work() } catch { reply.fail(error) }
+            run: { batch in
+                do throws(GRPCStatus) { try work(batch) } catch { reply.fail(error, joining: batch) }
             },
-            expire: { reply.fail(GRPCStatus(.deadlineExceeded, "Deadline exceeded while waiting for a verifier.")) }))
+            expire: { batch in
+                reply.fail(GRPCStatus(.deadlineExceeded, "Deadline exceeded while waiting for a verifier."), joining: batch)
+            }), inlineOn: context.turn)
         if !accepted {
             reply.fail(GRPCStatus(.unavailable, "Overloaded; try again."))
         }
     }
 
-    /// The completion of a store write that answers `reply`: `then` turns the write's outcome into the response (or
-    /// a refusal); a store that could not answer is UNAVAILABLE (fail closed).
+    /// The completion of a store write that answers `reply`, joining the batch of the thread that stored it: `then`
+    /// turns the write's outcome into the response (or a refusal); a store that could not answer is UNAVAILABLE
+    /// (fail closed).
     func answer<Outcome, Response>(
         _ reply: RPCReply<Response>, _ context: RPCContext,
         then: @escaping @Sendable (Outcome) throws(GRPCStatus) -> Response
     ) -> StoreCompletion<Outcome> {
-        { result in
+        { result, batch in
             do throws(GRPCStatus) {
                 switch result {
-                case .success(let outcome): reply.succeed(try then(outcome))
+                case .success(let outcome): reply.succeed(try then(outcome), joining: batch)
                 case .failure(let error): throw unavailable(error, context: context)
                 }
             } catch {
-                reply.fail(error)
+                reply.fail(error, joining: batch)
             }
         }
     }

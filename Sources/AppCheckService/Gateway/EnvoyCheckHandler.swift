@@ -33,7 +33,7 @@ struct EnvoyCheckHandler: UnaryHandler {
             method: http.method, path: http.path,
             routeName: request.attributes.contextExtensions[Self.routeExtension],
             token: http.headers[configuration.tokenHeader])
-        gateway.authorize(gatewayRequest, deadlineNanos: context.deadlineNanos, requestID: { context.requestID }) { decision in
+        gateway.authorize(gatewayRequest, deadlineNanos: context.deadlineNanos, requestID: { context.requestID }) { decision, batch in
             let metadata = Self.metadata(decision.facts)
             switch decision {
             case .allow(let headers, _):
@@ -42,19 +42,19 @@ struct EnvoyCheckHandler: UnaryHandler {
                 let identity = [configuration.appIDHeader, configuration.tokenIDHeader]
                 reply.succeed(EnvoyCheckResponse(statusCode: 0, ok: .init(
                     headers: headers.map { EnvoyHeaderValueOption($0.0, $0.1) },
-                    headersToRemove: headers.isEmpty ? identity : []), dynamicMetadata: metadata))
+                    headersToRemove: headers.isEmpty ? identity : []), dynamicMetadata: metadata), joining: batch)
             case .deny(let denial, _) where denial.isOutage:
                 reply.succeed(EnvoyCheckResponse(
                     statusCode: Int32(denial.status.code.rawValue), statusMessage: denial.status.message,
                     error: .init(httpStatus: Int32(denial.httpStatus), headers: Self.jsonHeaders,
                                  body: String(decoding: denial.jsonBody, as: UTF8.self)),
-                    dynamicMetadata: metadata))
+                    dynamicMetadata: metadata), joining: batch)
             case .deny(let denial, _):
                 reply.succeed(EnvoyCheckResponse(
                     statusCode: Int32(denial.status.code.rawValue), statusMessage: denial.status.message,
                     denied: .init(httpStatus: Int32(denial.httpStatus), headers: Self.jsonHeaders,
                                   body: String(decoding: denial.jsonBody, as: UTF8.self)),
-                    dynamicMetadata: metadata))
+                    dynamicMetadata: metadata), joining: batch)
             }
         }
     }

@@ -1,3 +1,4 @@
+import Batching
 import GRPC
 import Observability
 import Storage
@@ -43,9 +44,10 @@ final class GatewayAuthorizer: Sendable {
         gateway.project ?? (projects.count == 1 ? projects[0].id : nil)
     }
 
-    /// Decides about `request` and calls `done` exactly once, on this thread or on a verifier thread.
+    /// Decides about `request` and calls `done` exactly once, on this thread or on a verifier thread (or a store's
+    /// committer), with the batch the answer joins.
     func authorize(_ request: GatewayRequest, deadlineNanos: UInt64?, requestID: @escaping @Sendable () -> String,
-                   done: @escaping @Sendable (GatewayDecision) -> Void) {
+                   done: @escaping Done) {
         let route: Configuration.GatewayRoute
         do throws(GatewayPath.Refusal) {
             route = try routes.route(method: request.method, path: request.path, name: request.routeName)
@@ -55,30 +57,30 @@ final class GatewayAuthorizer: Sendable {
             let denial = GatewayDenial.invalidPath(error)
             metrics.denied(route: routes.fallback.name, app: "", reason: denial.reason)
             logger.debug("gateway denied", [("requestId", requestID()), ("reason", denial.reason), ("path", request.path)])
-            done(.deny(denial, facts: GatewayFacts(route: routes.fallback.name, decision: "denied", reason: denial.reason)))
+            done(.deny(denial, facts: GatewayFacts(route: routes.fallback.name, decision: "denied", reason: denial.reason)), nil)
             return
         }
         if route.mode == .deny {
-            done(conclude(route, token: nil, .routeDenied, requestID: requestID))
+            done(conclude(route, token: nil, .routeDenied, requestID: requestID), nil)
             return
         }
         guard let token = request.token, !token.isEmpty else {
-            done(conclude(route, token: nil, .missingToken, requestID: requestID))
+            done(conclude(route, token: nil, .missingToken, requestID: requestID), nil)
             return
         }
         guard !token.utf8.contains(UInt8(ascii: ",")) else {
-            done(conclude(route, token: nil, .duplicateToken, requestID: requestID))
+            done(conclude(route, token: nil, .duplicateToken, requestID: requestID), nil)
             return
         }
         let digest = TokenDigest(token: token)
         let cached = cache.lookup(digest, now: Self.now())
         if let cached, !route.limitedUse {
-            done(decide(route, cached, requestID: requestID))
+            decide(route, cached, requestID: requestID, joining: nil, done: done)
             return
         }
         let accepted = pool.submit(.init(
             deadlineNanos: deadlineNanos,
-            run: { [self] in
+            run: { [self] batch in
                 let verified: VerifiedAppCheckToken
                 if let cached {
                     verified = cached
@@ -86,55 +88,62 @@ final class GatewayAuthorizer: Sendable {
                     do throws(AppCheckTokenError) {
                         verified = try verifier.verify(token, project: project, now: Self.now())
                     } catch {
-                        done(conclude(route, token: nil, .refused(error.reason), requestID: requestID))
+                        done(conclude(route, token: nil, .refused(error.reason), requestID: requestID), batch)
                         return
                     }
                     // Only tokens of the project's configured apps are cached, so a cache hit needs no app lookup.
                     guard (try? apps.app(named: "projects/\(verified.projectNumber)/apps/\(verified.appID)")) != nil else {
-                        done(conclude(route, token: verified, .refused("unknownApp"), requestID: requestID))
+                        done(conclude(route, token: verified, .refused("unknownApp"), requestID: requestID), batch)
                         return
                     }
                     cache.insert(digest, verified)
                 }
-                done(decide(route, verified, requestID: requestID))
+                decide(route, verified, requestID: requestID, joining: batch, done: done)
             },
-            expire: { [self] in
+            expire: { [self] batch in
                 done(conclude(route, token: nil, .unavailable("deadlineExceeded", "Deadline exceeded while waiting for a verifier."),
-                              requestID: requestID))
-            }))
+                              requestID: requestID), batch)
+            }), inlineOn: nil)
         if !accepted {
-            done(conclude(route, token: nil, .unavailable("overloaded", "Overloaded; try again."), requestID: requestID))
+            done(conclude(route, token: nil, .unavailable("overloaded", "Overloaded; try again."), requestID: requestID), nil)
         }
     }
 
-    /// The decision about a verified token of a configured app on `route`: the app allowed there, and, on a
-    /// limited-use route, the token consumed now (a store call, so only ever made on a verifier thread).
+    /// Receives a decision and the batch its answer joins (nil: none).
+    typealias Done = @Sendable (GatewayDecision, Batch?) -> Void
+
+    /// Decides about a verified token of a configured app on `route`: the app allowed there, and, on a limited-use
+    /// route, the token consumed (a store write, joining `batch`; so only ever made on a verifier thread) and the
+    /// decision made once that is stored.
     private func decide(_ route: Configuration.GatewayRoute, _ token: VerifiedAppCheckToken,
-                        requestID: @escaping @Sendable () -> String) -> GatewayDecision {
+                        requestID: @escaping @Sendable () -> String, joining batch: Batch?, done: @escaping Done) {
         guard route.apps.isEmpty || route.apps.contains(token.appID) else {
-            return conclude(route, token: token, .refused("appNotAllowed"), requestID: requestID)
+            return done(conclude(route, token: token, .refused("appNotAllowed"), requestID: requestID), batch)
         }
-        if route.limitedUse {
-            // Only a limited-use token is meant to be spent: a session token (which the client would need again) is
-            // refused here rather than burnt.
-            guard Self.isLimitedUse(token) else {
-                return conclude(route, token: token, .refused("notLimitedUse"), requestID: requestID)
-            }
-            // The token may have come from the cache: checked again just before the store consumes it.
-            guard Self.now() < token.expiresAt else {
-                return conclude(route, token: token, .refused(AppCheckTokenError.expired.reason), requestID: requestID)
-            }
-            do {
-                guard try store.consumeToken(token.jti, expiresAt: token.expiresAt) else {
-                    return conclude(route, token: token, .refused("alreadyConsumed"), requestID: requestID)
-                }
-            } catch {
+        guard route.limitedUse else {
+            return done(conclude(route, token: token, nil, requestID: requestID), batch)
+        }
+        // Only a limited-use token is meant to be spent: a session token (which the client would need again) is
+        // refused here rather than burnt.
+        guard Self.isLimitedUse(token) else {
+            return done(conclude(route, token: token, .refused("notLimitedUse"), requestID: requestID), batch)
+        }
+        // The token may have come from the cache: checked again just before the store consumes it.
+        guard Self.now() < token.expiresAt else {
+            return done(conclude(route, token: token, .refused(AppCheckTokenError.expired.reason), requestID: requestID), batch)
+        }
+        store.consumeToken(token.jti, expiresAt: token.expiresAt, joining: batch) { [self] result, batch in
+            switch result {
+            case .success(true):
+                done(conclude(route, token: token, nil, requestID: requestID), batch)
+            case .success(false):
+                done(conclude(route, token: token, .refused("alreadyConsumed"), requestID: requestID), batch)
+            case .failure(let error):
                 logger.error("state store unavailable", [("requestId", requestID()), ("error", error.description)])
-                return conclude(route, token: token, .unavailable("storeUnavailable", "State store unavailable; try again."),
-                                requestID: requestID)
+                done(conclude(route, token: token, .unavailable("storeUnavailable", "State store unavailable; try again."),
+                              requestID: requestID), batch)
             }
         }
-        return conclude(route, token: token, nil, requestID: requestID)
     }
 
     /// Counts the outcome and turns a denial into a pass on a route in monitor mode.

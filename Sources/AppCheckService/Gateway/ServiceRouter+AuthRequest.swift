@@ -24,19 +24,20 @@ extension ServiceRouter {
             path: request.headers[configuration.originalURIHeader] ?? "/",
             routeName: request.headers[configuration.routeHeader],
             token: Self.joinedValues(request.headers, configuration.tokenHeader))
-        let context = context(for: request, method: Self.authRequestMethod, deadlineNanos: deadline(for: request))
+        // No inline slot: the authorizer decides on the loop only what is cheap, and sends the rest to the pool.
+        let context = context(for: request, method: Self.authRequestMethod, deadlineNanos: deadline(for: request), turn: nil)
         let isHead = request.method == "HEAD"
-        gateway.authorize(gatewayRequest, deadlineNanos: context.deadlineNanos, requestID: { context.requestID }) { [self] decision in
+        gateway.authorize(gatewayRequest, deadlineNanos: context.deadlineNanos, requestID: { context.requestID }) { [self] decision, batch in
             switch decision {
             case .allow(let headers, _):
                 let response = HTTPResponse(status: 200, headers: HTTPHeaders(headers), body: [])
                 finish(request, responder, method: Self.authRequestMethod, status: .ok, response: response,
-                       requestID: context.requestID)
+                       requestID: context.requestID, joining: batch)
             case .deny(let denial, _):
                 var response = HTTPResponse.restError(denial.status, httpStatus: denial.httpStatus == 400 ? 403 : denial.httpStatus)
                 if isHead { response.body = [] }
                 finish(request, responder, method: Self.authRequestMethod, status: denial.status, response: response,
-                       requestID: context.requestID)
+                       requestID: context.requestID, joining: batch)
             }
         }
     }

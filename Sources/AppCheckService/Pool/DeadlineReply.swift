@@ -1,4 +1,5 @@
 import AppCheckMessages
+import Batching
 import Dispatch
 import GRPC
 import HTTP
@@ -21,10 +22,10 @@ final class DeadlineReply<Response: ProtoMessage>: Sendable {
     /// Whether the call has been answered: work that has not started must not start.
     var isAnswered: Bool { answered.load(ordering: .acquiring) }
 
-    /// Answers with `result`, unless the call has been answered already.
-    func complete(_ result: Result<Response, GRPCStatus>) {
+    /// Answers with `result`, joining `batch`, unless the call has been answered already.
+    func complete(_ result: Result<Response, GRPCStatus>, joining batch: Batch?) {
         guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        reply.complete(result)
+        reply.complete(result, joining: batch)
     }
 
     /// Answers `status` at `deadlineNanos` (``MonotonicClock``) unless the call is answered before. The timer
@@ -32,7 +33,7 @@ final class DeadlineReply<Response: ProtoMessage>: Sendable {
     func expire(at deadlineNanos: UInt64, with status: GRPCStatus) {
         let delay = deadlineNanos &- min(MonotonicClock.nanoseconds(), deadlineNanos)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: delay))) { [weak self] in
-            self?.complete(.failure(status))
+            self?.complete(.failure(status), joining: nil)
         }
     }
 }

@@ -1,5 +1,7 @@
+public import Batching
+import Dispatch
 import Foundation
-import HTTP
+public import HTTP
 import Observability
 import Storage
 import Synchronization
@@ -12,17 +14,21 @@ import Synchronization
 /// no crypto is spent on an answer nobody is waiting for.
 ///
 /// A job that may run inline is run at once on the submitting event loop when the pool is idle (nothing queued,
-/// a thread waiting) and the loop has not yet run one inline in its current turn (`LoopTurn`): a lone request then
-/// costs no thread wake-up at all, where the pool would wake a thread for it and wake the loop with its answer.
+/// a thread waiting) and the loop turn it was submitted in has not yet run one inline (`LoopTurn`): a lone request
+/// then costs no thread wake-up at all, where the pool would wake a thread for it and wake the loop with its answer.
+///
+/// Each thread owns a `Batch` and hands it to every job it runs: the answers and store writes of those jobs join
+/// it, and the thread flushes it after a few jobs, before a job that may block, and before it waits for work.
 public final class VerifierPool: Sendable {
     /// One unit of work.
     public struct Job: Sendable {
         /// CLOCK_MONOTONIC nanoseconds after which the job is not worth running.
         public var deadlineNanos: UInt64?
-        /// Runs the work, on a pool thread.
-        public var run: @Sendable () -> Void
+        /// Runs the work, on a pool thread, with the thread's batch (nil when it runs inline on an event loop,
+        /// where nothing is held back).
+        public var run: @Sendable (Batch?) -> Void
         /// Called instead of `run` when the deadline passed before a thread took the job.
-        public var expire: @Sendable () -> Void
+        public var expire: @Sendable (Batch?) -> Void
         /// The job is short and never waits (no calls to remote services, no state-store commit), so it may run
         /// on the submitting event loop when the pool is idle.
         public var mayRunInline: Bool
@@ -33,8 +39,8 @@ public final class VerifierPool: Sendable {
         var queuedAtNanos: UInt64 = 0
 
         public init(
-            deadlineNanos: UInt64?, mayRunInline: Bool = false, mayBlock: Bool = false, run: @escaping @Sendable () -> Void,
-            expire: @escaping @Sendable () -> Void
+            deadlineNanos: UInt64?, mayRunInline: Bool = false, mayBlock: Bool = false,
+            run: @escaping @Sendable (Batch?) -> Void, expire: @escaping @Sendable (Batch?) -> Void
         ) {
             self.deadlineNanos = deadlineNanos
             self.mayRunInline = mayRunInline
@@ -81,33 +87,28 @@ public final class VerifierPool: Sendable {
                 // Named from inside: Foundation's `Thread.name` did not reach the kernel here.
                 ThreadName.setCurrent("\(name)-\(index)")
                 // Behind a deep backlog, answers wake their loops once per few jobs, and all at once before this
-                // thread waits for work: at saturation a loop is not woken for every single answer.
-                let wakes = DeferredWakes.enableOnCurrentThread()
-                // Likewise state-store writes are committed once per few jobs (their answers follow the commit).
-                let commits = DeferredCommits.enableOnCurrentThread()
-                let flush = {
-                    let committed = commits.flush()
-                    return wakes.flush() || committed
-                }
-                while let job = queue.take(beforeWaiting: flush) {
+                // thread waits for work: at saturation a loop is not woken for every single answer. Likewise
+                // state-store writes are committed once per few jobs (their answers follow the commit).
+                let batch = Batch()
+                while let job = queue.take(beforeWaiting: { batch.flush() }) {
                     // Held-back writes and answers never wait behind a job that may block (a call to a remote
                     // service).
-                    if job.mayBlock { _ = flush() }
+                    if job.mayBlock { batch.flush() }
                     let now = MonotonicClock.nanoseconds()
                     queueWait.record(from: job.queuedAtNanos, to: now)
                     if let deadline = job.deadlineNanos, now > deadline {
-                        job.expire()
+                        job.expire(batch)
                     } else {
-                        job.run()
+                        job.run(batch)
                     }
                     if VerifierPool.holdsBack(queued: queue.count, threads: count) {
-                        commits.jobFinished(maxHoldNanoseconds: VerifierPool.commitHoldNanoseconds)
-                        wakes.jobFinished(limit: VerifierPool.jobsPerWake)
+                        batch.jobFinished(now: MonotonicClock.nanoseconds(), maxWriteHoldNanoseconds: VerifierPool.commitHoldNanoseconds,
+                                          jobsPerWake: VerifierPool.jobsPerWake)
                     } else {
-                        _ = flush()
+                        batch.flush()
                     }
                 }
-                _ = flush()
+                batch.flush()
             }
             thread.start()
         }
@@ -119,11 +120,11 @@ public final class VerifierPool: Sendable {
         queued >= threads * backlogPerThreadForHolds
     }
 
-    /// Queues `job`, or runs it at once on the calling event loop (see above). Returns false, without queueing,
-    /// when the queue is full or the pool is shut down.
-    public func submit(_ job: Job) -> Bool {
-        if job.mayRunInline && queue.isIdle && LoopTurn.claimInlineSlot() {
-            if let deadline = job.deadlineNanos, MonotonicClock.nanoseconds() > deadline { job.expire() } else { job.run() }
+    /// Queues `job`, or runs it at once on the event loop whose `turn` submits it (see above; nil: never inline).
+    /// Returns false, without queueing, when the queue is full or the pool is shut down.
+    public func submit(_ job: Job, inlineOn turn: LoopTurn?) -> Bool {
+        if job.mayRunInline, let turn, queue.isIdle, turn.claimInlineSlot() {
+            if let deadline = job.deadlineNanos, MonotonicClock.nanoseconds() > deadline { job.expire(nil) } else { job.run(nil) }
             return true
         }
         var job = job
@@ -145,73 +146,100 @@ public final class VerifierPool: Sendable {
     }
 }
 
-/// A bounded FIFO with blocking take, guarded by one condition variable.
-///
-/// `@unchecked Sendable`: every stored property is read and written only with `condition` locked.
-private final class JobQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var jobs: [VerifierPool.Job?]
-    private var head = 0
-    private var stored = 0
-    private var closed = false
-    /// Threads blocked in `take`, waiting for a job.
-    private var waiting = 0
+/// A bounded FIFO with blocking take: the queue itself in a `Mutex`, and a semaphore that threads with nothing to
+/// take sleep on. A `Mutex` alone cannot serve: it cannot sleep until another thread puts a job. The semaphore is
+/// given once per sleeping thread that a put or a close must wake (`wakeUpsGiven`), and its count keeps a wake-up
+/// given just before the thread went to sleep.
+private final class JobQueue: Sendable {
+    private struct State: ~Copyable {
+        var jobs: [VerifierPool.Job?]
+        var head = 0
+        var stored = 0
+        var closed = false
+        /// Threads asleep in `take`, or about to be.
+        var waiting = 0
+        /// Wake-ups given to those threads that they have not taken yet.
+        var wakeUpsGiven = 0
+
+        /// Gives one more sleeping thread a wake-up, if one has none yet. Returns whether it did.
+        mutating func wakeOne() -> Bool {
+            guard waiting > wakeUpsGiven else { return false }
+            wakeUpsGiven += 1
+            return true
+        }
+    }
+
+    private let state: Mutex<State>
+    private let wakeUp = DispatchSemaphore(value: 0)
 
     init(capacity: Int) {
-        jobs = Array(repeating: nil, count: max(1, capacity))
+        state = Mutex(State(jobs: Array(repeating: nil, count: max(1, capacity))))
     }
 
-    var count: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return stored
-    }
+    var count: Int { state.withLock { $0.stored } }
 
     /// Nothing queued and a thread waiting: a job submitted now would wait for nothing but a wake-up.
     var isIdle: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return !closed && stored == 0 && waiting > 0
+        state.withLock { !$0.closed && $0.stored == 0 && $0.waiting > $0.wakeUpsGiven }
     }
 
     func put(_ job: VerifierPool.Job) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !closed, stored < jobs.count else { return false }
-        jobs[(head + stored) % jobs.count] = job
-        stored += 1
-        condition.signal()
-        return true
+        let (accepted, wakes): (Bool, Bool) = state.withLock { state in
+            guard !state.closed, state.stored < state.jobs.count else { return (false, false) }
+            state.jobs[(state.head + state.stored) % state.jobs.count] = job
+            state.stored += 1
+            return (true, state.wakeOne())
+        }
+        if wakes { wakeUp.signal() }
+        return accepted
     }
 
     /// The next job, waiting for one; nil once the queue is closed and empty. Before it waits, it calls
-    /// `beforeWaiting` without the lock held, and looks again if that did anything.
+    /// `beforeWaiting`, and looks again if that did anything.
     func take(beforeWaiting: () -> Bool) -> VerifierPool.Job? {
-        condition.lock()
-        defer { condition.unlock() }
-        while stored == 0 {
-            if closed { return nil }
-            condition.unlock()
-            let acted = beforeWaiting()
-            condition.lock()
-            // A job put (or a close) while the lock was released signalled no one: look again before waiting, or
-            // that job waits for the next put's signal (a pool created and fed at once hung the TSan run this way).
-            if acted || stored > 0 || closed { continue }
-            waiting += 1
-            condition.wait()
-            waiting -= 1
+        while true {
+            let next: Next = state.withLock { state in
+                guard state.stored > 0 else { return state.closed ? .closed : .empty }
+                let job = state.jobs[state.head]
+                state.jobs[state.head] = nil
+                state.head = (state.head + 1) % state.jobs.count
+                state.stored -= 1
+                return job.map(Next.job) ?? .empty
+            }
+            switch next {
+            case .job(let job): return job
+            case .closed: return nil
+            case .empty: break
+            }
+            if beforeWaiting() { continue }
+            // A job put (or a close) while `beforeWaiting` ran woke no one: look again before sleeping, or that job
+            // waits for the next put's wake-up.
+            let sleeps = state.withLock { state in
+                guard state.stored == 0, !state.closed else { return false }
+                state.waiting += 1
+                return true
+            }
+            guard sleeps else { continue }
+            wakeUp.wait()
+            state.withLock { state in
+                state.waiting -= 1
+                state.wakeUpsGiven -= 1
+            }
         }
-        let job = jobs[head]
-        jobs[head] = nil
-        head = (head + 1) % jobs.count
-        stored -= 1
-        return job
+    }
+
+    private enum Next {
+        case job(VerifierPool.Job)
+        case empty, closed
     }
 
     func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
+        let wakes = state.withLock { state in
+            state.closed = true
+            let sleepers = state.waiting - state.wakeUpsGiven
+            state.wakeUpsGiven = state.waiting
+            return sleepers
+        }
+        for _ in 0..<wakes { wakeUp.signal() }
     }
 }

@@ -1,5 +1,6 @@
 import AppAttest
 import AppCheckMessages
+import Batching
 import Crypto
 import GRPC
 import Storage
@@ -26,7 +27,7 @@ struct ExchangeAssertionHandler: UnaryHandler {
             reply.fail(error)
             return
         }
-        exchange.onPool(context, reply: reply, untilStored: { () throws(GRPCStatus) in
+        exchange.onPool(context, reply: reply, untilStored: { (batch: Batch?) throws(GRPCStatus) in
             @Sendable func refuse(_ reason: String, _ detail: String = "") -> GRPCStatus {
                 exchange.refuse(app: app.appID, provider: .appAttest, reason: reason, detail: detail, context: context)
             }
@@ -58,11 +59,11 @@ struct ExchangeAssertionHandler: UnaryHandler {
             // run on a Redis I/O thread, which must not wait for a read of its own.
             let riskMetric = try exchange.riskMetricClaim(app, artifact.keyID, context)
             try exchange.checkStillLive(challenge, app: app, provider: .appAttest, context: context)
-            // One write: the challenge is consumed, then the counter compared and advanced atomically. The token is
-            // minted only once that is stored.
+            // One write: the challenge is consumed, then the counter compared and advanced atomically. The write joins
+            // this thread's batch; the token is minted only once it is stored.
             store.consumeChallenge(
                 challenge.nonce, expiresAt: challenge.expiresAt, thenAdvance: artifact.keyID, to: verified.counter, now: now,
-                completion: exchange.answer(reply, context) { outcome throws(GRPCStatus) in
+                joining: batch, completion: exchange.answer(reply, context) { outcome throws(GRPCStatus) in
                     switch outcome {
                     case .counter(.advanced): break
                     case .challengeReplayed: throw refuse("challengeReplayed")

@@ -1,5 +1,6 @@
 import AppAttest
 import AppCheckMessages
+import Batching
 import Crypto
 import GRPC
 import Storage
@@ -24,7 +25,7 @@ struct ExchangeAttestationHandler: UnaryHandler {
             reply.fail(error)
             return
         }
-        exchange.onPool(context, reply: reply, untilStored: { () throws(GRPCStatus) in
+        exchange.onPool(context, reply: reply, untilStored: { (batch: Batch?) throws(GRPCStatus) in
             let verified: VerifiedAttestation
             do throws(AppAttestError) {
                 verified = try exchange.attestations.verify(
@@ -47,10 +48,10 @@ struct ExchangeAttestationHandler: UnaryHandler {
                 receipt: verified.receipt.isVerified ? (try? AttestationObject(request.attestationStatement))?.receipt : nil,
                 riskMetric: verified.receipt.riskMetric)
             try exchange.checkStillLive(challenge, app: app, provider: .appAttest, context: context)
-            // One write: the challenge is consumed and the key registered together, or neither. The artifact and
-            // token are made only once that is stored.
+            // One write: the challenge is consumed and the key registered together, or neither. The write joins this
+            // thread's batch; the artifact and token are made only once it is stored.
             store.consumeChallenge(
-                challenge.nonce, expiresAt: challenge.expiresAt, thenRegister: record,
+                challenge.nonce, expiresAt: challenge.expiresAt, thenRegister: record, joining: batch,
                 completion: exchange.answer(reply, context) { registered throws(GRPCStatus) in
                     guard registered else {
                         throw exchange.refuse(app: app.appID, provider: .appAttest, reason: "challengeReplayed", context: context)
@@ -61,7 +62,7 @@ struct ExchangeAttestationHandler: UnaryHandler {
                         environment: verified.environment == .production ? .production : .development, attestedAt: now)
                     else { throw GRPCStatus(.internal, "Could not build the artifact.") }
                     return ExchangeAppAttestAttestationResponse(
-                        artifact: exchange.artifacts.seal(artifact),
+                        artifact: try exchange.seal(artifact, context: context),
                         appCheckToken: try exchange.mint(for: app, limitedUse: request.limitedUse))
                 })
         })
@@ -78,6 +79,16 @@ struct ExchangeAttestationHandler: UnaryHandler {
 }
 
 extension ExchangeContext {
+    /// `artifact` sealed for the client; INTERNAL, with the reason logged, when OpenSSL cannot seal.
+    func seal(_ artifact: Artifact, context: RPCContext) throws(GRPCStatus) -> [UInt8] {
+        do {
+            return try artifacts.seal(artifact)
+        } catch {
+            context.logger.error("could not seal the artifact", [("error", error.description)])
+            throw GRPCStatus(.internal, "Could not seal the artifact.", cause: error)
+        }
+    }
+
     /// Opens a challenge for `app`, or refuses with the reason (forged, expired, for another app, malformed).
     func openChallenge(_ bytes: [UInt8], app: RegisteredApp, provider: Provider, context: RPCContext) throws(GRPCStatus) -> OpenedChallenge {
         guard !bytes.isEmpty else { throw GRPCStatus(.invalidArgument, "challenge is required.") }

@@ -1,4 +1,5 @@
 import AppCheckMessages
+import Batching
 import GRPC
 import Storage
 import Tokens
@@ -23,7 +24,7 @@ struct VerifyAppCheckTokenHandler: UnaryHandler {
             reply.fail(error)
             return
         }
-        exchange.onPool(context, reply: reply, untilStored: { () throws(GRPCStatus) in
+        exchange.onPool(context, reply: reply, untilStored: { (batch: Batch?) throws(GRPCStatus) in
             let token: VerifiedAppCheckToken
             do throws(AppCheckTokenError) {
                 token = try exchange.tokenVerifier.verify(request.appCheckToken, project: project, now: ExchangeContext.now())
@@ -34,9 +35,10 @@ struct VerifyAppCheckTokenHandler: UnaryHandler {
             guard ExchangeContext.now() < token.expiresAt else {
                 throw exchange.refuse(app: "", provider: .token, reason: AppCheckTokenError.expired.reason, context: context)
             }
-            exchange.store.consumeToken(token.jti, expiresAt: token.expiresAt, completion: exchange.answer(reply, context) { first in
-                VerifyAppCheckTokenResponse(alreadyConsumed: !first)
-            })
+            // The write joins this thread's batch; the answer is made once it is stored.
+            exchange.store.consumeToken(
+                token.jti, expiresAt: token.expiresAt, joining: batch,
+                completion: exchange.answer(reply, context) { first in VerifyAppCheckTokenResponse(alreadyConsumed: !first) })
         })
     }
 }

@@ -1,40 +1,48 @@
-import Foundation
+import Dispatch
+import Synchronization
 
 /// The refresher's stop flag, its pause after a 429, and a sleep that a stop cuts short.
-final class RefresherControl: @unchecked Sendable {
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var stopped = false
-    private var paused: Int64?
-    private var nextCall = ContinuousClock.now
+final class RefresherControl: Sendable {
+    private struct State {
+        var stopped = false
+        var paused: Int64?
+        var nextCall = ContinuousClock.now
+    }
+
+    private let state = Mutex(State())
+    /// Given by the first `stop()`, and given back by a sleep that took it, so that every later sleep ends at once
+    /// too. A semaphore, not a `Mutex`: a mutex cannot sleep until another thread acts.
+    private let stopSignal = DispatchSemaphore(value: 0)
     let finished = DispatchSemaphore(value: 0)
 
     /// When the next call to Apple may start; the one after it may start `spacing` later.
     func nextCallSlot(spacing: Duration) -> ContinuousClock.Instant {
-        condition.withLock {
-            let slot = max(nextCall, .now)
-            nextCall = slot + spacing
+        state.withLock { state in
+            let slot = max(state.nextCall, .now)
+            state.nextCall = slot + spacing
             return slot
         }
     }
 
-    var isStopped: Bool { condition.withLock { stopped } }
-    var pausedUntil: Int64? { condition.withLock { paused } }
+    var isStopped: Bool { state.withLock { $0.stopped } }
+    var pausedUntil: Int64? { state.withLock { $0.paused } }
 
-    func pause(until time: Int64) { condition.withLock { paused = time } }
+    func pause(until time: Int64) { state.withLock { $0.paused = time } }
 
     /// True the first time.
     func stop() -> Bool {
-        condition.withLock {
-            defer { stopped = true; condition.broadcast() }
-            return !stopped
+        let first = state.withLock { state in
+            defer { state.stopped = true }
+            return !state.stopped
         }
+        if first { stopSignal.signal() }
+        return first
     }
 
+    /// Sleeps `seconds`, or until `stop()`.
     func sleep(seconds: Double) {
-        let until = Date(timeIntervalSinceNow: max(0, seconds))
-        condition.withLock {
-            while !stopped && Date() < until { _ = condition.wait(until: until) }
-        }
+        guard !isStopped else { return }
+        let nanoseconds = Int(min(max(0, seconds), 1e9) * 1e9)
+        if stopSignal.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success { stopSignal.signal() }
     }
 }

@@ -12,18 +12,21 @@ public struct RPCContext: Sendable {
     public let authorization: String?
     /// The client certificate verified in the TLS handshake (mutual TLS), the other caller credential.
     public let clientCertificate: ClientCertificate?
+    /// The event loop turn the call arrived in, which may let short work run inline (nil: none may).
+    public let turn: LoopTurn?
     private let id: RequestID
     private let method: String
     private let baseLogger: Logger
 
     public init(requestID: String, deadlineNanos: UInt64?, logger: Logger, authorization: String? = nil,
-                clientCertificate: ClientCertificate? = nil) {
+                clientCertificate: ClientCertificate? = nil, turn: LoopTurn? = nil) {
         self.init(id: .given(requestID), method: "", deadlineNanos: deadlineNanos, logger: logger,
-                  authorization: authorization, clientCertificate: clientCertificate)
+                  authorization: authorization, clientCertificate: clientCertificate, turn: turn)
     }
 
     init(id: RequestID, method: String, deadlineNanos: UInt64?, logger: Logger, authorization: String?,
-         clientCertificate: ClientCertificate?) {
+         clientCertificate: ClientCertificate?, turn: LoopTurn?) {
+        self.turn = turn
         self.id = id
         self.method = method
         self.deadlineNanos = deadlineNanos

@@ -14,7 +14,7 @@ extension ServiceRouter {
     }
 
     /// A gRPC call: HTTP/2 only, POST, a known method, identity encoding, exactly one message within the limit.
-    func serveGRPC(_ request: HTTPRequest, responder: HTTPResponder) {
+    func serveGRPC(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {
         guard request.version == .http2 else {
             let status = GRPCStatus(.invalidArgument, "gRPC requires HTTP/2.")
             finish(request, responder, method: RequestMetrics.otherMethod, status: status, response: .restError(status))
@@ -44,14 +44,15 @@ extension ServiceRouter {
             return
         }
         let deadline = deadline(for: request, timeout: request.headers["grpc-timeout"].flatMap { GRPCTimeout(headerValue: $0) })
-        let context = context(for: request, method: method, deadlineNanos: deadline)
-        endpoint.invoke(message, .protobuf, context) { [self] result in
+        let context = context(for: request, method: method, deadlineNanos: deadline, turn: turn)
+        endpoint.invoke(message, .protobuf, context) { [self] result, batch in
             switch inTime(result, deadline: deadline) {
             case .success(let bytes):
-                finish(request, responder, method: method, status: .ok, response: .grpc(framedMessage: bytes), requestID: context.requestID)
+                finish(request, responder, method: method, status: .ok, response: .grpc(framedMessage: bytes),
+                       requestID: context.requestID, joining: batch)
             case .failure(let status):
                 finish(request, responder, method: method, status: status, response: .grpcTrailersOnly(status),
-                       requestID: context.requestID)
+                       requestID: context.requestID, joining: batch)
             }
         }
     }

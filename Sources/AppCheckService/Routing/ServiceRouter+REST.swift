@@ -5,7 +5,7 @@ import Observability
 extension ServiceRouter {
     /// A REST call (JSON over HTTP/1.1 or HTTP/2), or one of the plain endpoints: `/healthz`, `/metrics`, and
     /// nginx's auth_request path. Each only where the listener serves it; elsewhere it is not found.
-    func serveREST(_ request: HTTPRequest, responder: HTTPResponder) {
+    func serveREST(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {
         let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
         let served = served(request)
         switch path {
@@ -23,7 +23,7 @@ extension ServiceRouter {
         }
         switch served.rest.route(method: request.method, target: request.path) {
         case .matched(let endpoint, _, let parameter):
-            serveRESTCall(request, responder, endpoint: endpoint, pathParameters: parameter.map { [$0] } ?? [])
+            serveRESTCall(request, responder, endpoint: endpoint, pathParameters: parameter.map { [$0] } ?? [], turn: turn)
         case .methodNotAllowed(let allowed):
             let status = GRPCStatus(.invalidArgument, "Method \(request.method) is not allowed here; use \(allowed.joined(separator: ", ")).")
             var response = HTTPResponse.restError(status, httpStatus: 405)
@@ -52,7 +52,7 @@ extension ServiceRouter {
     }
 
     private func serveRESTCall(_ request: HTTPRequest, _ responder: HTTPResponder, endpoint: RPCEndpoint,
-                               pathParameters: [PathParameter]) {
+                               pathParameters: [PathParameter], turn: LoopTurn) {
         let method = endpoint.name
         do throws(GRPCStatus) {
             if request.bodyTooLarge {
@@ -72,16 +72,17 @@ extension ServiceRouter {
             return
         }
         let deadline = deadline(for: request)
-        let context = context(for: request, method: method, deadlineNanos: deadline)
-        endpoint.invoke(request.body[...], .json(pathParameters: pathParameters), context) { [self] result in
+        let context = context(for: request, method: method, deadlineNanos: deadline, turn: turn)
+        endpoint.invoke(request.body[...], .json(pathParameters: pathParameters), context) { [self] result, batch in
             switch inTime(result, deadline: deadline) {
             case .success(let json):
                 var response = HTTPResponse.json(json)
                 for (name, value) in endpoint.restHeaders { response.headers.add(name, value) }
-                finish(request, responder, method: method, status: .ok, response: response, requestID: context.requestID)
+                finish(request, responder, method: method, status: .ok, response: response, requestID: context.requestID,
+                       joining: batch)
             case .failure(let status):
                 finish(request, responder, method: method, status: status, response: .restError(status),
-                       requestID: context.requestID)
+                       requestID: context.requestID, joining: batch)
             }
         }
     }

@@ -1,3 +1,4 @@
+import Batching
 import GRPC
 import HTTP
 import Observability
@@ -47,25 +48,26 @@ final class ServiceRouter: HTTPHandler {
         defaultDeadline = GRPCTimeout(nanoseconds: Int64(defaultDeadlineSeconds) * 1_000_000_000)
     }
 
-    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+    func handle(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {
         let contentType = request.headers["content-type"]
         // Every gRPC client sends exactly "application/grpc"; the general check handles the variants.
         if let contentType, contentType == "application/grpc" || GRPCRequestHeaders.isGRPC(contentType: contentType) {
-            serveGRPC(request, responder: responder)
+            serveGRPC(request, responder: responder, turn: turn)
         } else if served(request).grpc[request.path] != nil {
             // A gRPC method's path without gRPC's content type: the gRPC spec's answer is 415.
             let status = GRPCStatus(.invalidArgument, "Content-Type must be application/grpc for \(request.path).")
             finish(request, responder, method: RequestMetrics.otherMethod, status: status,
                    response: HTTPResponse.restError(status, httpStatus: 415))
         } else {
-            serveREST(request, responder: responder)
+            serveREST(request, responder: responder, turn: turn)
         }
     }
 
-    /// Sends `response`, records the request in the metrics, and logs it (failures at info, the rest at debug).
+    /// Sends `response` (its loop's wake-up joining `batch`, when the answer is made on a thread that has one),
+    /// records the request in the metrics, and logs it (failures at info, the rest at debug).
     func finish(_ request: HTTPRequest, _ responder: HTTPResponder, method: String, status: GRPCStatus,
-                response: HTTPResponse, requestID: String? = nil) {
-        responder.respond(response)
+                response: HTTPResponse, requestID: String? = nil, joining batch: Batch? = nil) {
+        responder.respond(response, joining: batch)
         let seconds = Double(MonotonicClock.nanoseconds() &- request.receivedAtNanos) / 1e9
         metrics.record(method: method, code: status.code.name, seconds: seconds)
         let level: LogLevel = status.code == .ok ? .debug : .info
@@ -82,9 +84,10 @@ final class ServiceRouter: HTTPHandler {
         servedByListener.indices.contains(request.listenerIndex) ? servedByListener[request.listenerIndex] : servedByDefault
     }
 
-    func context(for request: HTTPRequest, method: String, deadlineNanos: UInt64?) -> RPCContext {
+    func context(for request: HTTPRequest, method: String, deadlineNanos: UInt64?, turn: LoopTurn?) -> RPCContext {
         RPCContext(id: requestIDs.id(for: request), method: method, deadlineNanos: deadlineNanos, logger: logger,
-                   authorization: request.headers["authorization"], clientCertificate: request.clientCertificate)
+                   authorization: request.headers["authorization"], clientCertificate: request.clientCertificate,
+                   turn: turn)
     }
 }
 

@@ -1,4 +1,5 @@
 public import AppCheckMessages
+public import Batching
 public import GRPC
 
 /// One unary RPC's logic, over typed messages; transports, framing and JSON are someone else's job.
@@ -13,13 +14,27 @@ public protocol UnaryHandler: Sendable {
 }
 
 /// Answers one call exactly once, from any thread.
+///
+/// An answer made on a thread that owns a batch (a verifier, a store's committer) joins it: the answer is queued on
+/// its event loop at once, and the loop is woken when the batch flushes. Elsewhere (the event loop itself, a timer)
+/// it is sent at once.
 public struct RPCReply<Response: ProtoMessage>: Sendable {
-    let complete: @Sendable (Result<Response, GRPCStatus>) -> Void
+    private let send: @Sendable (Result<Response, GRPCStatus>, Batch?) -> Void
 
-    public init(_ complete: @escaping @Sendable (Result<Response, GRPCStatus>) -> Void) {
-        self.complete = complete
+    /// A reply that hands the result, and the batch it joins (nil: none), to `send`.
+    public init(_ send: @escaping @Sendable (Result<Response, GRPCStatus>, Batch?) -> Void) {
+        self.send = send
     }
 
-    public func succeed(_ response: Response) { complete(.success(response)) }
-    public func fail(_ status: GRPCStatus) { complete(.failure(status)) }
+    /// Answers `response` at once.
+    public func succeed(_ response: Response) { send(.success(response), nil) }
+    /// Answers `status` at once.
+    public func fail(_ status: GRPCStatus) { send(.failure(status), nil) }
+
+    /// Answers `response`, joining `batch`.
+    public func succeed(_ response: Response, joining batch: Batch?) { send(.success(response), batch) }
+    /// Answers `status`, joining `batch`.
+    public func fail(_ status: GRPCStatus, joining batch: Batch?) { send(.failure(status), batch) }
+    /// Answers `result`, joining `batch`.
+    public func complete(_ result: Result<Response, GRPCStatus>, joining batch: Batch?) { send(result, batch) }
 }

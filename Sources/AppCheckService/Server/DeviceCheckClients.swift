@@ -73,13 +73,17 @@ struct DeviceCheckClients: Sendable {
         let expired = GRPCStatus(.deadlineExceeded, "Deadline exceeded while waiting to call Apple.")
         let accepted = pool.submit(.init(
             deadlineNanos: context.deadlineNanos.map { $0 &- min($0, Self.shortestCallNanos) }, mayBlock: true,
-            run: {
+            run: { batch in
                 guard !answer.isAnswered else { return }
-                do throws(GRPCStatus) { answer.complete(.success(try work())) } catch { answer.complete(.failure(error)) }
+                do throws(GRPCStatus) {
+                    answer.complete(.success(try work()), joining: batch)
+                } catch {
+                    answer.complete(.failure(error), joining: batch)
+                }
             },
-            expire: { answer.complete(.failure(expired)) }))
+            expire: { batch in answer.complete(.failure(expired), joining: batch) }), inlineOn: nil)
         guard accepted else {
-            answer.complete(.failure(GRPCStatus(.unavailable, "Too many calls to Apple waiting; try again.")))
+            answer.complete(.failure(GRPCStatus(.unavailable, "Too many calls to Apple waiting; try again.")), joining: nil)
             return
         }
         if let deadline = context.deadlineNanos {

@@ -1,8 +1,9 @@
 /// Answers requests. One handler serves every connection of an ``HTTPServer``, from all of its loop threads.
 public protocol HTTPHandler: Sendable {
     /// Called on the connection's loop thread when a request is complete. Must not block: cheap work answers
-    /// inline; expensive work goes to another thread, which calls `responder.respond` later.
-    func handle(_ request: HTTPRequest, responder: HTTPResponder)
+    /// inline; expensive work goes to another thread, which calls `responder.respond` later. `turn` is the loop
+    /// turn this call runs in: it may grant one piece of short work per turn to run inline (``LoopTurn``).
+    func handle(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn)
 
     /// The whole size a request's body announces in its first bytes (a length prefix), or nil when its framing
     /// announces none or not enough of the body has arrived yet. Asked on the loop thread, for HTTP/2 streams

@@ -1,3 +1,4 @@
+public import Batching
 import Synchronization
 
 /// The way back to the client for one request. Safe to pass to any thread.
@@ -15,10 +16,17 @@ public final class HTTPResponder: Sendable {
     }
 
     /// Sends the response; call exactly once, from any thread (later calls are ignored). On the connection's own
-    /// loop thread it is written without a thread hop (even from inside `handle(_:responder:)`); from another
-    /// thread it is posted to the loop through its eventfd (the wait until the loop takes it up is measured: the
-    /// server's ``HTTPServer/answerReturnTimes``). If the client has gone away, it is dropped silently.
+    /// loop thread it is written without a thread hop (even from inside `handle(_:responder:turn:)`); from another
+    /// thread it is posted to the loop, which is woken at once (the wait until the loop takes it up is measured:
+    /// the server's ``HTTPServer/answerReturnTimes``). If the client has gone away, it is dropped silently.
     public func respond(_ response: HTTPResponse) {
+        respond(response, joining: nil)
+    }
+
+    /// Sends the response as ``respond(_:)`` does, except that from another thread the loop's wake-up joins
+    /// `batch` (when given): the answer is queued on the loop at once, and the loop is woken when the batch
+    /// flushes, together with the other loops its thread answered on.
+    public func respond(_ response: HTTPResponse, joining batch: Batch?) {
         guard !responded.exchange(true, ordering: .relaxed) else { return }
         if loop.isInLoopThread {
             loop.connection(connectionID)?.deliver(response, token: token)
@@ -27,7 +35,7 @@ public final class HTTPResponder: Sendable {
             let connectionID = self.connectionID
             let token = self.token
             let madeAt = MonotonicClock.nanoseconds()
-            loop.execute {
+            loop.execute(joining: batch) {
                 guard let connection = loop.connection(connectionID) else { return }
                 connection.context.answerReturn.record(from: madeAt, to: MonotonicClock.nanoseconds())
                 connection.deliver(response, token: token)

@@ -1,3 +1,4 @@
+import Batching
 import CShims
 import Crypto
 import Glibc
@@ -9,7 +10,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: only `execute(_:)`, `isInLoopThread` and `init` may be used from other threads (they go
 /// through `inbox`, an atomic and immutable file descriptors); everything else runs on the loop thread alone.
-final class EventLoop: @unchecked Sendable {
+final class EventLoop: @unchecked Sendable, WakeTarget {
     let context: ServerContext
     /// Which of the server's loops this is: in its logs' `loop` field and its thread's name.
     let index: Int
@@ -34,6 +35,8 @@ final class EventLoop: @unchecked Sendable {
     /// Loop turns so far, and the turn in which a handler last ran work inline (`LoopTurn.claimInlineSlot`).
     private var turn: UInt64 = 1
     private var inlineTurn: UInt64 = 0
+    /// The loop runs on its own thread (`run()`), not driven by a test: only then are inline slots given.
+    private var runsOwnThread = false
     private var nextConnectionID: UInt64 = EventLoop.firstConnectionToken
     private var state = State.running
     /// The open connections, each knowing its index, for the timeout scan: every tick looks at the next tenth of
@@ -100,8 +103,9 @@ final class EventLoop: @unchecked Sendable {
     /// Whether the caller runs on this loop's thread.
     var isInLoopThread: Bool { threadID.load(ordering: .relaxed) == UInt(pthread_self()) }
 
-    /// Runs `task` on the loop thread at its next turn. Tasks posted after the loop has stopped are dropped.
-    func execute(_ task: @escaping @Sendable () -> Void) {
+    /// Runs `task` on the loop thread at its next turn. Tasks posted after the loop has stopped are dropped. When
+    /// the loop must be woken for it, a poster with a `batch` holds the wake-up back in it until the batch flushes.
+    func execute(joining batch: Batch? = nil, _ task: @escaping @Sendable () -> Void) {
         let mustWake = inbox.withLock { inbox in
             guard inbox.isOpen else { return false }
             inbox.tasks.append(task)
@@ -113,11 +117,11 @@ final class EventLoop: @unchecked Sendable {
         }
         guard mustWake else { return }
         // A pool thread with more work queued wakes the loop after a few answers rather than after each.
-        if let batch = DeferredWakes.current {
-            batch.hold(self)
-            return
+        if let batch {
+            batch.holdWake(of: self)
+        } else {
+            wake()
         }
-        wake()
     }
 
     /// Writes the eventfd, for a wake-up that `execute` decided (and marked pending) or that a batch deferred.
@@ -143,8 +147,7 @@ final class EventLoop: @unchecked Sendable {
     func run() {
         ThreadName.setCurrent("event-loop-\(index)")
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
-        LoopTurn.setCurrent(self)
-        defer { LoopTurn.setCurrent(nil) }
+        runsOwnThread = true
         while true {
             turn &+= 1
             // Tasks posted during the last turn run in this one, after a look at the sockets that does not sleep;
@@ -250,9 +253,13 @@ final class EventLoop: @unchecked Sendable {
         threadID.store(UInt(pthread_self()), ordering: .relaxed)
     }
 
-    /// True once per loop turn: the caller may run one piece of work inline in this turn (see `LoopTurn`).
-    func claimInlineSlot() -> Bool {
-        guard inlineTurn != turn else { return false }
+    /// The turn running now, as handlers are told it.
+    var currentTurn: LoopTurn { LoopTurn(loop: self, number: runsOwnThread ? turn : 0) }
+
+    /// True once per loop turn, while turn `number` runs: the caller may run one piece of work inline in this turn
+    /// (see `LoopTurn`).
+    func claimInlineSlot(inTurn number: UInt64) -> Bool {
+        guard number == turn, inlineTurn != turn else { return false }
         inlineTurn = turn
         return true
     }

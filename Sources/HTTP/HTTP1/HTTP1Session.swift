@@ -167,7 +167,8 @@ final class HTTP1Session {
         ready.removeAll(keepingCapacity: true)
         let handler = connection.context.handler
         for (request, sequence) in batch {
-            handler.handle(request, responder: HTTPResponder(loop: connection.loop, connectionID: connection.id, token: sequence))
+            handler.handle(request, responder: HTTPResponder(loop: connection.loop, connectionID: connection.id, token: sequence),
+                           turn: connection.loop.currentTurn)
         }
     }
 
@@ -196,7 +197,7 @@ final class HTTP1Session {
                 }
                 slots.removeAll()
                 stopped = true
-                connection.closeWhenFlushed = true
+                connection.closeWhenFlushed()
                 return
             }
         }
@@ -211,7 +212,7 @@ final class HTTP1Session {
         shuttingDown = true
         if isIdle {
             stopped = true
-            connection.closeWhenFlushed = true
+            connection.closeWhenFlushed()
         }
     }
 

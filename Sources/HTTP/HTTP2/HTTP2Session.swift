@@ -74,7 +74,7 @@ final class HTTP2Session {
         nghttp2_option_del(options)
         if created != 0 {
             failed = true
-            connection.closeWhenFlushed = true
+            connection.closeWhenFlushed()
             connection.logger.error("nghttp2_session_server_new failed", [("error", errorText(created))])
             return
         }
@@ -120,7 +120,7 @@ final class HTTP2Session {
         let consumed = nghttp2_session_mem_recv(session, bytes, count)
         if consumed < 0 {
             failed = true
-            connection.closeWhenFlushed = true
+            connection.closeWhenFlushed()
             let code = Self.goAwayCode(forFatalError: Int32(consumed))
             fatalGoAway = code
             if code == NGHTTP2_ENHANCE_YOUR_CALM.rawValue {
@@ -176,7 +176,7 @@ final class HTTP2Session {
             stream.body = []
             let responder = HTTPResponder(
                 loop: connection.loop, connectionID: connection.id, token: UInt64(UInt32(bitPattern: stream.id)))
-            handler.handle(request, responder: responder)
+            handler.handle(request, responder: responder, turn: connection.loop.currentTurn)
         }
     }
 
@@ -197,7 +197,7 @@ final class HTTP2Session {
             let count = nghttp2_session_mem_send(session, &data)
             if count < 0 {
                 failed = true
-                connection.closeWhenFlushed = true
+                connection.closeWhenFlushed()
                 connection.logger.debug("nghttp2_session_mem_send failed", [("error", errorText(Int32(count)))])
                 return
             }
@@ -382,7 +382,7 @@ final class HTTP2Session {
         let result = nghttp2_session_terminate_session(session, code.rawValue)
         if result != 0 {
             failed = true
-            connection.closeWhenFlushed = true
+            connection.closeWhenFlushed()
         }
     }
 

@@ -20,7 +20,8 @@ final class Connection {
     var isDirty = false
     /// Where the loop keeps this connection in its timeout scan (see `EventLoop.remove`); -1 once removed.
     var scanIndex = -1
-    private(set) var isClosed = false
+    /// Where the connection is in its life.
+    private var state = State.open
     /// When the connection last moved bytes in either direction (``MonotonicClock``).
     private(set) var lastActivity: UInt64
     private let acceptedAt: UInt64
@@ -31,14 +32,9 @@ final class Connection {
     private var stallMark: (progress: UInt64, since: UInt64)?
     /// Requests completed when a request was first found half-arrived, and when.
     private var requestMark: (completed: UInt64, since: UInt64)?
-    /// Set once the connection has said its last word: the write side is shut and input is read and dropped
-    /// until the peer closes or this time passes, so that a peer still sending reads our GOAWAY (or 400) instead
-    /// of losing it to the reset that closing with unread input would send.
-    private var lingerDeadline: UInt64?
+    /// How long a connection lingers after its last word, and how long a slow reader that was cut off has to take
+    /// its GOAWAY.
     private static let lingerNanoseconds: UInt64 = 2_000_000_000
-    /// Set when a slow reader was cut off with a GOAWAY queued behind what it had not yet read: closed at this
-    /// time if it has not taken the GOAWAY by then (it is not expected to).
-    private var cutOffDeadline: UInt64?
     /// When each stretch of output was produced: the slow-reader check (see `checkOutputDrain`).
     private var outputAges = OutputAges()
 
@@ -50,8 +46,6 @@ final class Connection {
     private var frameCursor = 0
     var pendingOutputBytes: Int { output.count - outputStart }
 
-    /// Close as soon as the pending output has been written (fatal protocol error, `Connection: close`...).
-    var closeWhenFlushed = false
     private var registeredEvents: UInt32 = cshims_EPOLLIN
     private let maxBufferedOutputBytes: Int
     private var session = Session.detecting([])
@@ -60,6 +54,38 @@ final class Connection {
     var http2Session: HTTP2Session? {
         if case .http2(let http2) = session { return http2 }
         return nil
+    }
+
+    /// The life of a connection: open, then (usually) closing once its last output is written, then lingering
+    /// with its write side shut, then closed. A connection may close from any state (an error, a timeout, the
+    /// peer going away); nothing leaves `closed`.
+    private enum State {
+        /// Reading requests and writing answers.
+        case open
+        /// No more input is read; closes once the pending output has been written (a fatal protocol error,
+        /// `Connection: close`, a GOAWAY). `cutOffAt`: a slow reader cut off with a GOAWAY queued behind what it had
+        /// not yet read is reset at this time if it has not taken the GOAWAY by then (it is not expected to).
+        case closingWhenFlushed(cutOffAt: UInt64?)
+        /// Has said its last word: the write side is shut and input is read and dropped until the peer closes or
+        /// `until` passes, so that a peer still sending reads our GOAWAY (or 400) instead of losing it to the
+        /// reset that closing with unread input would send. A response that arrives now is dropped.
+        case lingering(until: UInt64)
+        case closed
+    }
+
+    /// Whether the socket has been closed.
+    var isClosed: Bool {
+        if case .closed = state { true } else { false }
+    }
+
+    /// Close as soon as the pending output has been written (fatal protocol error, `Connection: close`...); no more
+    /// input is read. With `cutOffAt`, reset at that time if the output has not been taken by then.
+    func closeWhenFlushed(cutOffAt deadline: UInt64? = nil) {
+        switch state {
+        case .open: state = .closingWhenFlushed(cutOffAt: deadline)
+        case .closingWhenFlushed(let earlier): state = .closingWhenFlushed(cutOffAt: deadline ?? earlier)
+        case .lingering, .closed: break
+        }
     }
 
     private enum Session {
@@ -93,9 +119,12 @@ final class Connection {
     // MARK: Events
 
     func handle(events: UInt32) {
-        if lingerDeadline != nil {
+        switch state {
+        case .open, .closingWhenFlushed: break
+        case .lingering:
             discardInput()
             return
+        case .closed: return
         }
         if events & (cshims_EPOLLERR | cshims_EPOLLHUP) != 0 && !wantsToRead {
             // Both directions are gone (or an error is pending) while reading is paused: nothing can be answered,
@@ -113,7 +142,7 @@ final class Connection {
     }
 
     private var wantsToRead: Bool {
-        guard !closeWhenFlushed, pendingOutputBytes <= maxBufferedOutputBytes else { return false }
+        guard case .open = state, pendingOutputBytes <= maxBufferedOutputBytes else { return false }
         switch session {
         case .detecting: return true
         case .http1(let http1): return http1.wantsInput
@@ -233,8 +262,11 @@ final class Connection {
 
     /// Produces pending protocol output, writes as much as the socket takes, then decides what to wait for next.
     func flush() {
+        switch state {
+        case .open, .closingWhenFlushed: break
         // A lingering connection has said its last word; a response that arrives now is dropped.
-        guard !isClosed, lingerDeadline == nil else { return }
+        case .lingering, .closed: return
+        }
         let cap = maxBufferedOutputBytes
         if case .http1(let http1) = session { _ = http1.resumeIfPossible() }
         writing: while true {
@@ -340,7 +372,7 @@ final class Connection {
 
     private var shouldClose: Bool {
         guard pendingOutputBytes == 0 else { return false }
-        if closeWhenFlushed { return true }
+        if case .closingWhenFlushed = state { return true }
         if case .http2(let http2) = session { return http2.isFinished }
         return false
     }
@@ -360,7 +392,7 @@ final class Connection {
     /// Graceful shutdown has begun: HTTP/2 sends a GOAWAY notice, HTTP/1.1 closes when idle.
     func beginGracefulShutdown() {
         switch session {
-        case .detecting: closeWhenFlushed = true
+        case .detecting: closeWhenFlushed()
         case .http1(let http1): http1.beginGracefulShutdown()
         case .http2(let http2): http2.beginGracefulShutdown()
         }
@@ -388,7 +420,7 @@ final class Connection {
         case .http2(let http2):
             if !http2.awaitsResponse {
                 http2.goAwayBecauseIdle()
-                closeWhenFlushed = true
+                closeWhenFlushed()
                 loop.markDirty(self)
             }
         }
@@ -418,13 +450,15 @@ final class Connection {
     /// timeout (a byte-at-a-time reader), and one whose owed output made no progress for the write-stall timeout
     /// (HTTP/2: GOAWAY(ENHANCE_YOUR_CALM) first when the socket still takes bytes).
     func checkTimeouts(now: UInt64) {
-        if let lingerDeadline {
-            if now >= lingerDeadline { close() }
+        switch state {
+        case .open, .closingWhenFlushed(cutOffAt: nil): break
+        case .closingWhenFlushed(let cutOffAt?):
+            if now >= cutOffAt { abort() }
             return
-        }
-        if let cutOffDeadline {
-            if now >= cutOffDeadline { abort() }
+        case .lingering(let until):
+            if now >= until { close() }
             return
+        case .closed: return
         }
         // Most connections most of the time: HTTP/2 with no stream open and nothing owed, so nothing to check.
         // Thousands of idle connections must cost next to nothing here.
@@ -468,7 +502,7 @@ final class Connection {
         logger.info("closing a connection whose peer stopped taking its responses", [("peer", remoteAddress)])
         context.abuse.stalledConnections.add(1, ordering: .relaxed)
         if pendingOutputBytes == 0, case .http2(let http2) = session, http2.goAwayBecauseStalled() {
-            closeWhenFlushed = true
+            closeWhenFlushed()
             loop.markDirty(self)
         } else {
             close()
@@ -499,7 +533,7 @@ final class Connection {
         logger.info("cutting off a connection whose request is arriving too slowly", [("peer", remoteAddress)])
         context.abuse.slowRequests.add(1, ordering: .relaxed)
         if pendingOutputBytes == 0, case .http2(let http2) = session, http2.goAwayBecauseRequestTooSlow() {
-            closeWhenFlushed = true
+            closeWhenFlushed()
             loop.markDirty(self)
         } else {
             close()
@@ -519,7 +553,7 @@ final class Connection {
             [("peer", remoteAddress), ("responseDrainTimeoutSeconds", String(context.configuration.responseDrainTimeoutSeconds))])
         context.abuse.stalledConnections.add(1, ordering: .relaxed)
         if pendingOutputBytes == 0, http2.goAwayBecauseResponsesCrawl() {
-            closeWhenFlushed = true
+            closeWhenFlushed()
             loop.markDirty(self)
         } else {
             close()
@@ -552,8 +586,7 @@ final class Connection {
         // nghttp2 serializes the GOAWAY at the next flush, so it follows whatever dropUnsentFrames keeps.
         if case .http2(let http2) = session, http2.goAwayBecauseReadTooSlowly() {
             dropped = dropUnsentFrames()
-            closeWhenFlushed = true
-            cutOffDeadline = now &+ Self.lingerNanoseconds
+            closeWhenFlushed(cutOffAt: now &+ Self.lingerNanoseconds)
             loop.markDirty(self)
         } else {
             abort()
@@ -585,7 +618,7 @@ final class Connection {
         close()
     }
 
-    /// Everything owed has been written: shut the write side and linger (see ``lingerDeadline``), or close at once
+    /// Everything owed has been written: shut the write side and linger (see `State.lingering`), or close at once
     /// when there is no socket or the server is shutting down.
     private func closeGracefully() {
         guard memoryOutput == nil, !context.isShuttingDown.load(ordering: .relaxed) else {
@@ -597,7 +630,7 @@ final class Connection {
             close()
             return
         }
-        lingerDeadline = MonotonicClock.nanoseconds() &+ Self.lingerNanoseconds
+        state = .lingering(until: MonotonicClock.nanoseconds() &+ Self.lingerNanoseconds)
         if registeredEvents != cshims_EPOLLIN {
             registeredEvents = cshims_EPOLLIN
             loop.setInterest(self, events: cshims_EPOLLIN)
@@ -618,15 +651,21 @@ final class Connection {
 
     /// Closes the socket now; in-flight responses for it are dropped.
     func close() {
-        guard !isClosed else { return }
-        isClosed = true
+        let wasLingering: Bool
+        switch state {
+        case .open, .closingWhenFlushed: wasLingering = false
+        case .lingering: wasLingering = true
+        case .closed: return
+        }
+        state = .closed
         switch session {
         case .detecting: break
         case .http1(let http1): http1.connectionClosed()
         case .http2(let http2): http2.connectionClosed()
         }
         session = .detecting([])
-        if pendingOutputBytes == 0 && lingerDeadline == nil { tls?.shutdown() }
+        // A lingering connection sent its close_notify when it shut its write side.
+        if pendingOutputBytes == 0 && !wasLingering { tls?.shutdown() }
         loop.remove(self)
         if memoryOutput == nil { Posix.close(fd) }
         context.openConnections.subtract(1, ordering: .relaxed)

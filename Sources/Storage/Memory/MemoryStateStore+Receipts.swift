@@ -26,9 +26,10 @@ extension MemoryStateStore: ReceiptRefreshStore {
             guard let entry = shard.receiptSchedule[completion.keyID], entry.owner == completion.owner else { return false }
             shard.receiptSchedule[completion.keyID] = ReceiptScheduleEntry(
                 nextAt: completion.nextRefreshAt, owner: nil, checkedAt: completion.checkedAt, status: completion.status)
-            if let receipt = completion.newReceipt, shard.records[completion.keyID] != nil {
-                shard.records[completion.keyID]!.receipt = receipt
-                shard.records[completion.keyID]!.riskMetric = completion.riskMetric
+            if let receipt = completion.newReceipt, var record = shard.records[completion.keyID] {
+                record.receipt = receipt
+                record.riskMetric = completion.riskMetric
+                shard.records[completion.keyID] = record
             }
             return true
         }

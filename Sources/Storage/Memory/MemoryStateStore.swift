@@ -1,3 +1,5 @@
+public import Batching
+
 /// The state of one process, in memory: for tests and for a single node that may forget everything on restart.
 /// A challenge or token at or past its expiry is refused (`ExpiryRule`); consumed ones are swept as new ones arrive
 /// once their expiry plus the clock-skew allowance has passed (`ExpiringSet`), so memory stays bounded by the rate
@@ -27,11 +29,12 @@ public final class MemoryStateStore: StateStore {
         return challenges.withLock(for: nonce) { $0.insert(nonce, keepUntil: keepUntil, now: now) }
     }
 
-    public func consumeToken(_ tokenID: String, expiresAt: Int64) throws(StoreError) -> Bool {
+    /// Answered at once, on the calling thread.
+    public func consumeToken(_ tokenID: String, expiresAt: Int64, joining batch: Batch?, completion: @escaping StoreCompletion<Bool>) {
         let now = clock()
-        guard ExpiryRule.isLive(expiresAt: expiresAt, now: now) else { return false }
+        guard ExpiryRule.isLive(expiresAt: expiresAt, now: now) else { return completion(.success(false), batch) }
         let keepUntil = ExpiryRule.keepUntil(expiresAt, clockSkewSeconds: clockSkewSeconds)
-        return tokens.withLock(for: tokenID) { $0.insert(tokenID, keepUntil: keepUntil, now: now) }
+        completion(.success(tokens.withLock(for: tokenID) { $0.insert(tokenID, keepUntil: keepUntil, now: now) }), batch)
     }
 
     public func registerKey(_ record: AttestedKeyRecord) throws(StoreError) {
@@ -64,9 +67,10 @@ public final class MemoryStateStore: StateStore {
 
     public func revokeKey(_ keyID: [UInt8], now: Int64) throws(StoreError) -> Bool {
         keys.withLock(for: keyID) { shard in
-            guard shard.records[keyID] != nil else { return false }
-            shard.records[keyID]!.revoked = true
-            shard.records[keyID]!.lastSeen = now
+            guard var record = shard.records[keyID] else { return false }
+            record.revoked = true
+            record.lastSeen = now
+            shard.records[keyID] = record
             return true
         }
     }

@@ -1,3 +1,4 @@
+import Batching
 import Synchronization
 
 /// Pipelines the store's commands on I/O threads of its own (`ThreadedCommitter`, threads named `redis-io-N`):
@@ -18,11 +19,11 @@ final class RedisBatcher: Sendable {
     /// Commands that touch the same key named `orderedKeyPrefix…` (an attested key's record) go through the same I/O
     /// thread, one pipeline after the other, so they are stored in the order they were queued.
     init(pool: RedisConnectionPool, maxBatchSize: Int, maxPipelinesInFlight: Int, commandTimeout: Duration,
-         orderedKeyPrefix: [UInt8], afterBatch: (@Sendable () -> Void)?) {
+         orderedKeyPrefix: [UInt8]) {
         let hashes = ScriptHashes()
         committer = ThreadedCommitter(
             threads: maxPipelinesInFlight, name: "redis-io", maxBatchSize: maxBatchSize, maxQueueWait: commandTimeout,
-            closedError: StoreError("redis: the store is closed"), afterBatch: afterBatch,
+            closedError: StoreError("redis: the store is closed"),
             lane: { call in Self.lane(of: call, orderedKeyPrefix: orderedKeyPrefix) }
         ) { calls in
             Self.send(calls, pool: pool, hashes: hashes)
@@ -52,8 +53,8 @@ final class RedisBatcher: Sendable {
 
     /// Queues `call` and returns at once; `completion` gets the reply (a script's error reply is a `StoreError`), on
     /// an I/O thread.
-    func submit(_ call: RedisCall, completion: @escaping StoreCompletion<RedisReply>) {
-        committer.submit(call, completion: completion)
+    func submit(_ call: RedisCall, joining batch: Batch?, completion: @escaping StoreCompletion<RedisReply>) {
+        committer.submit(call, joining: batch, completion: completion)
     }
 
     /// Queues `call` and waits for its reply.

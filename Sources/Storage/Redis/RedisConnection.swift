@@ -137,7 +137,8 @@ final class RedisConnection: @unchecked Sendable {
         case REDIS_REPLY_INTEGER:
             return .integer(value.integer)
         case REDIS_REPLY_ARRAY:
-            return .array((0..<value.elements).map { convert(value.element[$0]!) })
+            // hiredis never leaves an element out; one that were missing reads as nil rather than stopping the process.
+            return .array((0..<value.elements).map { value.element[$0].map(convert) ?? .null })
         default:
             return .null
         }

@@ -1,3 +1,5 @@
+public import Batching
+
 /// The state store of a cluster: every node talks to the same Redis. Consuming a challenge or token is one script
 /// (`RedisScript.consume`) that refuses it at or past its expiry by the server's clock, else sets it with
 /// `NX EXAT` its expiry plus the clock-skew allowance (Redis drops it then); each key is a hash, changed only by server-side
@@ -23,14 +25,14 @@ public final class RedisStateStore: StateStore {
     static let maxPipelinesInFlight = 2
 
     /// Connects lazily: the first call opens the first connection, so attestd can start while Redis is down.
-    /// Starts the store's I/O threads (`redis-io-0`, …), which run the completions of writes; `afterBatch` runs on
-    /// them after each batch's completions (the server flushes the answers they posted to its event loops there).
-    public init(_ configuration: RedisConfiguration, afterBatch: (@Sendable () -> Void)? = nil) {
+    /// Starts the store's I/O threads (`redis-io-0`, …), which run the completions of writes, each with a batch of
+    /// its own that holds the wake-ups of the answers they post, flushed after each pipeline.
+    public init(_ configuration: RedisConfiguration) {
         pool = RedisConnectionPool(configuration)
         batcher = RedisBatcher(pool: pool, maxBatchSize: Self.maxPipeline,
                                maxPipelinesInFlight: max(1, min(configuration.poolSize, Self.maxPipelinesInFlight)),
                                commandTimeout: .milliseconds(configuration.commandTimeoutMilliseconds),
-                               orderedKeyPrefix: Array((configuration.keyPrefix + "key:").utf8), afterBatch: afterBatch)
+                               orderedKeyPrefix: Array((configuration.keyPrefix + "key:").utf8))
         prefix = configuration.keyPrefix
         clockSkewSeconds = configuration.clockSkewSeconds
     }
@@ -51,41 +53,30 @@ public final class RedisStateStore: StateStore {
         try consumed(batcher.submit(consumeOnce(key("challenge:", nonce), expiresAt: expiresAt)))
     }
 
-    public func consumeToken(_ tokenID: String, expiresAt: Int64) throws(StoreError) -> Bool {
-        try consumed(batcher.submit(consumeOnce(key("token:", Array(tokenID.utf8)), expiresAt: expiresAt)))
-    }
-
     public func registerKey(_ record: AttestedKeyRecord) throws(StoreError) {
         _ = try evaluate(.registerKey, keys: [key("key:", record.keyID), receiptScheduleKey], Self.registration(record))
     }
 
     /// One round trip: one script consumes the challenge and, only then, registers the key.
-    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
-        try registered(batcher.submit(consumeThenRegister(nonce, expiresAt, record)))
-    }
-
-    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, completion: @escaping StoreCompletion<Bool>) {
-        batcher.submit(consumeThenRegister(nonce, expiresAt, record),
+    public func consumeChallenge(
+        _ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, joining batch: Batch?,
+        completion: @escaping StoreCompletion<Bool>
+    ) {
+        batcher.submit(consumeThenRegister(nonce, expiresAt, record), joining: batch,
                        completion: decoding(completion) { [self] reply throws(StoreError) in try registered(reply) })
     }
 
     /// One round trip: one script consumes the challenge and, only then, compares and advances the counter.
     public func consumeChallenge(
-        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
-    ) throws(StoreError) -> ChallengeThenCounter {
-        try challengeThenCounter(batcher.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now)))
-    }
-
-    public func consumeChallenge(
         _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64,
-        completion: @escaping StoreCompletion<ChallengeThenCounter>
+        joining batch: Batch?, completion: @escaping StoreCompletion<ChallengeThenCounter>
     ) {
-        batcher.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now),
+        batcher.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now), joining: batch,
                        completion: decoding(completion) { [self] reply throws(StoreError) in try challengeThenCounter(reply) })
     }
 
-    public func consumeToken(_ tokenID: String, expiresAt: Int64, completion: @escaping StoreCompletion<Bool>) {
-        batcher.submit(consumeOnce(key("token:", Array(tokenID.utf8)), expiresAt: expiresAt),
+    public func consumeToken(_ tokenID: String, expiresAt: Int64, joining batch: Batch?, completion: @escaping StoreCompletion<Bool>) {
+        batcher.submit(consumeOnce(key("token:", Array(tokenID.utf8)), expiresAt: expiresAt), joining: batch,
                        completion: decoding(completion) { [self] reply throws(StoreError) in try consumed(reply) })
     }
 

@@ -1,3 +1,4 @@
+public import Batching
 import Synchronization
 
 /// The embedded state store of a single node: a SQLite file in WAL mode (see `SQLiteConfiguration` for how durable
@@ -122,39 +123,28 @@ public final class SQLiteStateStore: StateStore {
         return advance
     }
 
-    public func consumeToken(_ tokenID: String, expiresAt: Int64) throws(StoreError) -> Bool {
-        try Self.changed(writer.submit(.consumeToken(id: tokenID, expiresAt: expiresAt, now: clock())))
-    }
-
     public func revokeKey(_ keyID: [UInt8], now: Int64) throws(StoreError) -> Bool {
         try Self.changed(writer.submit(.revokeKey(keyID: keyID, now: now)))
     }
 
-    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord) throws(StoreError) -> Bool {
-        try Self.registered(writer.submit(consumeThenRegister(nonce, expiresAt, record)))
-    }
-
-    public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, completion: @escaping StoreCompletion<Bool>) {
-        writer.submit(consumeThenRegister(nonce, expiresAt, record), completion: decoding(completion, Self.registered))
+    public func consumeToken(_ tokenID: String, expiresAt: Int64, joining batch: Batch?, completion: @escaping StoreCompletion<Bool>) {
+        writer.submit(.consumeToken(id: tokenID, expiresAt: expiresAt, now: clock()), joining: batch,
+                      completion: decoding(completion, Self.changed))
     }
 
     public func consumeChallenge(
-        _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64
-    ) throws(StoreError) -> ChallengeThenCounter {
-        try Self.challengeThenCounter(writer.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now)))
+        _ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, joining batch: Batch?,
+        completion: @escaping StoreCompletion<Bool>
+    ) {
+        writer.submit(consumeThenRegister(nonce, expiresAt, record), joining: batch, completion: decoding(completion, Self.registered))
     }
 
     public func consumeChallenge(
         _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64,
-        completion: @escaping StoreCompletion<ChallengeThenCounter>
+        joining batch: Batch?, completion: @escaping StoreCompletion<ChallengeThenCounter>
     ) {
-        writer.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now),
+        writer.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now), joining: batch,
                       completion: decoding(completion, Self.challengeThenCounter))
-    }
-
-    public func consumeToken(_ tokenID: String, expiresAt: Int64, completion: @escaping StoreCompletion<Bool>) {
-        writer.submit(.consumeToken(id: tokenID, expiresAt: expiresAt, now: clock()),
-                      completion: decoding(completion, Self.changed))
     }
 
     private func consumeThenRegister(_ nonce: [UInt8], _ expiresAt: Int64, _ record: AttestedKeyRecord) -> SQLiteWrite {

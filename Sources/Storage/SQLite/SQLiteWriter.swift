@@ -1,3 +1,4 @@
+import Batching
 import Synchronization
 
 /// The single writer of one store: writes are group-committed (`GroupCommitter`) on the callers' own threads, each
@@ -33,8 +34,8 @@ final class SQLiteWriter: Sendable {
 
     /// Queues `write` and returns at once; `completion` gets its outcome when its batch has committed, on the thread
     /// that committed it (this one, when no other commit was in progress).
-    func submit(_ write: SQLiteWrite, completion: @escaping @Sendable (Result<SQLiteWrite.Outcome, StoreError>) -> Void) {
-        committer.submit(write, completion: completion)
+    func submit(_ write: SQLiteWrite, joining batch: Batch?, completion: @escaping StoreCompletion<SQLiteWrite.Outcome>) {
+        committer.submit(write, joining: batch, completion: completion)
     }
 
     /// Queues `write` and waits until its batch has committed (or failed).

@@ -3,5 +3,5 @@
 func decoding<Raw, Outcome>(
     _ completion: @escaping StoreCompletion<Outcome>, _ decode: @escaping @Sendable (Raw) throws(StoreError) -> Outcome
 ) -> StoreCompletion<Raw> {
-    { raw in completion(raw.flatMap { raw in Result { () throws(StoreError) in try decode(raw) } }) }
+    { raw, batch in completion(raw.flatMap { raw in Result { () throws(StoreError) in try decode(raw) } }, batch) }
 }

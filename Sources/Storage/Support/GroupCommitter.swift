@@ -1,3 +1,5 @@
+import Batching
+import Dispatch
 import Synchronization
 
 /// Group commit that never parks a caller: a write is queued with a completion, and the caller goes on. A caller
@@ -16,10 +18,10 @@ import Synchronization
 /// no caller waits for a reply.
 ///
 /// A batch either commits whole or fails whole (the `commit` function's choice per write): nobody is told
-/// "consumed" for a write that is not stored. Completions run on the leader's thread, outside any lock; they may
-/// submit again.
+/// "consumed" for a write that is not stored. Completions run on the leader's thread, outside any lock, with the
+/// leader's batch; they may submit again.
 final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWrites {
-    typealias Completion = @Sendable (Result<Outcome, StoreError>) -> Void
+    typealias Completion = StoreCompletion<Outcome>
     /// Commits a batch in order and answers one outcome per write.
     typealias Commit = @Sendable ([Write]) -> [Result<Outcome, StoreError>]
 
@@ -48,15 +50,11 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
     }
 
     /// Queues `write`; `completion` gets its outcome once its batch has committed (or failed). When no commit is in
-    /// progress this thread commits the batch (and may answer other callers' writes) before returning, unless it
-    /// holds its writes back (`DeferredCommits`) and has room for this one.
-    func submit(_ write: Write, completion: @escaping Completion) {
-        submit(write, mayHold: true, completion: completion)
-    }
-
-    private func submit(_ write: Write, mayHold: Bool, completion: @escaping Completion) {
-        let deferral = mayHold ? DeferredCommits.current : nil
-        let holds = deferral?.hasRoom ?? false
+    /// progress this thread commits the batch (and may answer other callers' writes, joining their answers to
+    /// `batch`) before returning, unless `batch` holds writes and has room for this one: then the write waits in
+    /// the queue until `batch` flushes or another thread commits.
+    func submit(_ write: Write, joining batch: Batch?, completion: @escaping Completion) {
+        let holds = batch?.hasRoomForWrite ?? false
         let next: Next = queue.withLock { queue in
             guard !queue.stopped else { return .refuse }
             queue.pending.append(Queued(write: write, completion: completion))
@@ -66,11 +64,11 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
             return .lead
         }
         switch next {
-        case .refuse: completion(.failure(closedError))
+        case .refuse: completion(.failure(closedError), batch)
         case .lead:
-            deferral?.commits(self)
-            lead()
-        case .hold: deferral?.hold(self)
+            batch?.commits(self)
+            lead(joining: batch)
+        case .hold: batch?.holdWrite(in: self, now: MonotonicNanoseconds.now())
         case .leave: break
         }
     }
@@ -81,16 +79,17 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
         case leave
     }
 
-    func commitHeld() {
-        if takeLead() { lead() }
+    func commitHeld(joining batch: Batch) {
+        if takeLead() { lead(joining: batch) }
     }
 
     /// Queues `write` and waits for its outcome: for callers that have nothing else to do meanwhile (the sweeper,
     /// an administrator's revocation). A caller that leads has its answer without waiting. The write is never held
-    /// back: nobody would commit it while its caller waits.
+    /// back: nobody would commit it while its caller waits. Other callers' writes this caller commits are answered
+    /// at once (it has no batch to join them to).
     func submitAndWait(_ write: Write) throws(StoreError) -> Outcome {
         let answer = Answer<Outcome>()
-        submit(write, mayHold: false) { outcome in answer.set(outcome) }
+        submit(write, joining: nil) { outcome, _ in answer.set(outcome) }
         return try answer.wait().get()
     }
 
@@ -99,8 +98,8 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
         queue.withLock { $0.stopped = true }
     }
 
-    /// Commits batches while writes are queued and no other leader is committing.
-    private func lead() {
+    /// Commits batches while writes are queued and no other leader is committing; completions join `answers`.
+    private func lead(joining answers: Batch?) {
         while true {
             let batch: [Queued] = queue.withLock { queue in
                 if queue.pending.count <= maxBatchSize {
@@ -115,7 +114,7 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
             // The next batch may commit on another thread while this one answers.
             queue.withLock { $0.committing = false }
             for (index, queued) in batch.enumerated() {
-                queued.completion(index < outcomes.count ? outcomes[index] : .failure(StoreError("store: a write got no outcome")))
+                queued.completion(index < outcomes.count ? outcomes[index] : .failure(StoreError("store: a write got no outcome")), answers)
             }
             // Writes queued while this batch committed, whose callers went on trusting a leader to take them.
             if !takeLead() { return }
@@ -132,25 +131,19 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
     }
 }
 
-/// One caller's outcome, for `submitAndWait` (of this and `ThreadedCommitter`).
-final class Answer<Outcome: Sendable>: @unchecked Sendable {
-    private let lock = ConditionLock()
-    // Guarded by `lock`.
-    private var outcome: Result<Outcome, StoreError>?
+/// One caller's outcome, for `submitAndWait` (of this and `ThreadedCommitter`): the waiter sleeps on a semaphore
+/// until the outcome is set (a `Mutex` alone cannot sleep until another thread acts).
+final class Answer<Outcome: Sendable>: Sendable {
+    private let outcome = Mutex<Result<Outcome, StoreError>?>(nil)
+    private let ready = DispatchSemaphore(value: 0)
 
     func set(_ outcome: Result<Outcome, StoreError>) {
-        lock.withLock {
-            self.outcome = outcome
-            lock.signal()
-        }
+        self.outcome.withLock { $0 = outcome }
+        ready.signal()
     }
 
     func wait() -> Result<Outcome, StoreError> {
-        lock.withLock {
-            while true {
-                if let outcome { return outcome }
-                lock.wait()
-            }
-        }
+        ready.wait()
+        return outcome.withLock { $0 } ?? .failure(StoreError("store: a write got no outcome"))
     }
 }

@@ -1,4 +1,7 @@
+import Batching
+import Dispatch
 import Glibc
+import Synchronization
 
 /// Group commit on threads of its own, for a store whose commit is a network round trip (Redis): a write is queued
 /// with a completion and its caller goes on; callers never commit, never touch a socket, never wait. Each of a few
@@ -6,8 +9,8 @@ import Glibc
 /// it sleeps until writes are queued there, takes everything queued (up to the batch limit), commits it as one batch
 /// and runs the batch's completions; then takes what was queued meanwhile. Under load the threads are seldom asleep:
 /// each batch holds every write queued while the last one was on the wire, and a submitter's enqueue costs a lock
-/// and no wake-up. A thread that holds its writes back (`DeferredCommits`) queues them without waking anyone until
-/// it flushes, so a committer wakes once for a verifier's few jobs' writes rather than once per write.
+/// and no wake-up. A write handed over with a batch that holds writes is queued without waking anyone until that
+/// batch flushes, so a committer wakes once for a verifier's few jobs' writes rather than once per write.
 ///
 /// Writes in one lane are committed in the order they were queued, one batch after the other; the caller picks the
 /// lane (for Redis, by the attested key a write touches, so that a client's counter n is never stored after its
@@ -20,7 +23,9 @@ import Glibc
 ///
 /// Completions run on the committer thread, outside the lock: handing them back to a verifier would cost one more
 /// queue and wake-up per batch for work (signing a token, answering) that some thread of the process must do
-/// anyway, and would delay every answer behind the verifiers' queue. They may submit again; a completion that calls
+/// anyway, and would delay every answer behind the verifiers' queue. Each committer thread owns a batch that
+/// holds wake-ups only: the completions join their answers to it, and it is flushed after each batch of writes, so
+/// that an event loop is woken once per batch rather than once per answer. They may submit again; a completion that calls
 /// `submitAndWait` commits that one write on its own thread rather than waiting for a committer (there may be none
 /// free: it is one).
 ///
@@ -32,7 +37,7 @@ import Glibc
 /// several nodes may be anyway; each write is atomic alone. A batch either commits whole or fails whole (the
 /// `commit` function's choice per write).
 final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWrites {
-    typealias Completion = @Sendable (Result<Outcome, StoreError>) -> Void
+    typealias Completion = StoreCompletion<Outcome>
     /// Commits a batch in order and answers one outcome per write; runs on a committer thread.
     typealias Commit = @Sendable ([Write]) -> [Result<Outcome, StoreError>]
 
@@ -44,29 +49,38 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
     }
 
     /// One committer thread and the writes queued for it.
-    ///
-    /// `@unchecked Sendable`: every mutable property is guarded by `lock`.
-    private final class Lane: @unchecked Sendable {
-        let lock = ConditionLock()
-        // Guarded by `lock`.
-        var pending: [Queued] = []
-        /// The thread sleeps, waiting for writes.
-        var idle = false
-        /// A signal was sent that the thread has not woken for yet: a write queued meanwhile needs no other.
-        var signalled = false
-        var stopped = false
-        var thread: WorkerThread?
-        var closedError: StoreError
-
-        init(closedError: StoreError) {
-            self.closedError = closedError
+    private final class Lane: Sendable {
+        struct State: ~Copyable {
+            var pending: [Queued] = []
+            /// The thread sleeps, or is about to, waiting for writes.
+            var idle = false
+            /// A wake-up was given that the thread has not woken for yet: a write queued meanwhile needs no other.
+            var signalled = false
+            var stopped = false
+            var thread: WorkerThread?
+            var closedError: StoreError
         }
 
-        /// Wakes the thread for the queued writes, unless it is awake or on its way. Call with the lock held.
-        func wake() {
-            guard idle, !signalled, !pending.isEmpty else { return }
-            signalled = true
-            lock.signal()
+        let state: Mutex<State>
+        /// The thread sleeps on it. A semaphore, not a `Mutex`: a mutex cannot sleep until another thread acts, and
+        /// the semaphore's count keeps a wake-up given just before the thread went to sleep. Given at most once per
+        /// sleep (`signalled`).
+        private let wakeUp = DispatchSemaphore(value: 0)
+
+        init(closedError: StoreError) {
+            state = Mutex(State(closedError: closedError))
+        }
+
+        /// Wakes the thread for the queued writes, unless it is awake or on its way. Call inside `state.withLock`.
+        func wake(_ state: inout State) {
+            guard state.idle, !state.signalled, !state.pending.isEmpty || state.stopped else { return }
+            state.signalled = true
+            wakeUp.signal()
+        }
+
+        /// Sleeps until `wake` is called (or was, since the thread said it was idle).
+        func sleep() {
+            wakeUp.wait()
         }
     }
 
@@ -76,16 +90,11 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
     private let maxBatchSize: Int
     private let maxQueueNanoseconds: UInt64
     private let commit: Commit
-    private let afterBatch: (@Sendable () -> Void)?
 
     /// Starts `threads` committer threads named `name-0`, `name-1`, …, one per lane; `lane` picks a write's lane (any
     /// integer; taken modulo the lane count).
-    ///
-    /// `afterBatch` runs on the committer thread after each batch's completions: the server flushes there the answers
-    /// those completions posted to its event loops, so that a loop is woken once per batch rather than once per answer.
     init(threads count: Int, name: String, maxBatchSize: Int, maxQueueWait: Duration, closedError: StoreError,
-         afterBatch: (@Sendable () -> Void)? = nil, lane: @escaping @Sendable (Write) -> Int, commit: @escaping Commit) {
-        self.afterBatch = afterBatch
+         lane: @escaping @Sendable (Write) -> Int, commit: @escaping Commit) {
         lanes = (0..<max(1, count)).map { _ in Lane(closedError: closedError) }
         laneOf = lane
         self.maxBatchSize = max(1, maxBatchSize)
@@ -95,47 +104,47 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
         for (index, lane) in lanes.enumerated() {
             do throws(StoreError) {
                 let thread = try WorkerThread(name: "\(name)-\(index)") { [self] in run(lane) }
-                lane.lock.withLock { lane.thread = thread }
+                lane.state.withLock { $0.thread = thread }
             } catch {
                 // Without its thread nothing in this lane would ever be committed: refuse its writes (fail closed).
-                lane.lock.withLock {
-                    lane.stopped = true
-                    lane.closedError = error
+                lane.state.withLock { state in
+                    state.stopped = true
+                    state.closedError = error
                 }
             }
         }
     }
 
-    /// Queues `write` and returns at once; `completion` gets its outcome on a committer thread. A thread that holds
-    /// its writes back (`DeferredCommits`) and has room for this one queues it without waking a committer.
-    func submit(_ write: Write, completion: @escaping Completion) {
-        submit(write, mayHold: true, completion: completion)
-    }
-
-    private func submit(_ write: Write, mayHold: Bool, completion: @escaping Completion) {
-        let deferral = mayHold ? DeferredCommits.current : nil
-        let holds = deferral?.hasRoom ?? false
+    /// Queues `write` and returns at once; `completion` gets its outcome on a committer thread. When `batch` holds
+    /// writes and has room for this one, the write is queued without waking a committer until `batch` flushes.
+    func submit(_ write: Write, joining batch: Batch?, completion: @escaping Completion) {
+        let holds = batch?.hasRoomForWrite ?? false
         let queued = Queued(write: write, completion: completion, queuedAt: MonotonicNanoseconds.now())
         let lane = lanes[Int(UInt(bitPattern: laneOf(write)) % UInt(lanes.count))]
-        let refused: StoreError? = lane.lock.withLock {
-            guard !lane.stopped else { return lane.closedError }
-            lane.pending.append(queued)
-            if !holds { lane.wake() }
+        let refused: StoreError? = lane.state.withLock { state in
+            guard !state.stopped else { return state.closedError }
+            state.pending.append(queued)
+            if !holds { lane.wake(&state) }
             return nil
         }
         if let refused {
-            completion(.failure(refused))
+            completion(.failure(refused), batch)
         } else if holds {
-            deferral?.hold(self)
-        } else if let deferral {
-            // The committers take this thread's held writes (in every lane) now, or once their batch in flight is done.
-            deferral.commits(self)
-            commitHeld()
+            batch?.holdWrite(in: self, now: queued.queuedAt)
+        } else if let batch {
+            // The committers take this batch's held writes (in every lane) now, or once their batch in flight is done.
+            batch.commits(self)
+            wakeCommitters()
         }
     }
 
-    func commitHeld() {
-        for lane in lanes { lane.lock.withLock { lane.wake() } }
+    func commitHeld(joining batch: Batch) {
+        wakeCommitters()
+    }
+
+    /// Wakes every lane's committer that sleeps with writes queued.
+    private func wakeCommitters() {
+        for lane in lanes { lane.state.withLock { lane.wake(&$0) } }
     }
 
     /// Queues `write` and waits for its outcome: for callers that have nothing else to do meanwhile (the sweeper,
@@ -147,7 +156,7 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
             return try outcome.get()
         }
         let answer = Answer<Outcome>()
-        submit(write, mayHold: false) { outcome in answer.set(outcome) }
+        submit(write, joining: nil) { outcome, _ in answer.set(outcome) }
         return try answer.wait().get()
     }
 
@@ -155,56 +164,64 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
     /// and are joined (unless this is called on one of them: it would wait for itself).
     func stop() {
         let running: [WorkerThread] = lanes.compactMap { lane in
-            lane.lock.withLock {
-                lane.stopped = true
-                lane.lock.broadcast()
-                defer { lane.thread = nil }
-                return lane.thread
+            lane.state.withLock { state in
+                state.stopped = true
+                lane.wake(&state)
+                defer { state.thread = nil }
+                return state.thread
             }
         }
         guard !CommitterThreadMark.isSet(on: self) else { return }
         for thread in running { thread.join() }
     }
 
-    /// A committer thread's life: batches until stopped with nothing queued.
+    /// A committer thread's life: batches until stopped with nothing queued. The answers its completions send
+    /// join the thread's batch, flushed after each batch of writes.
     private func run(_ lane: Lane) {
         CommitterThreadMark.set(on: self)
-        while let batch = nextBatch(lane) {
-            commitAndAnswer(batch)
-            afterBatch?()
+        let answers = Batch(holdingWrites: false)
+        while let writes = nextBatch(lane) {
+            commitAndAnswer(writes, joining: answers)
+            answers.flush()
         }
     }
 
     /// Sleeps until writes are queued in `lane` and takes up to a batch of them; nil once stopped and drained.
     private func nextBatch(_ lane: Lane) -> [Queued]? {
-        lane.lock.withLock {
-            while lane.pending.isEmpty && !lane.stopped {
-                lane.idle = true
-                lane.lock.wait()
-                lane.idle = false
-                lane.signalled = false
+        while true {
+            let taken: [Queued]?? = lane.state.withLock { state in
+                if state.pending.isEmpty {
+                    if state.stopped { return .some(nil) }
+                    state.idle = true
+                    return nil
+                }
+                if state.pending.count <= maxBatchSize {
+                    defer { state.pending = [] }
+                    return state.pending
+                }
+                defer { state.pending.removeFirst(maxBatchSize) }
+                return Array(state.pending.prefix(maxBatchSize))
             }
-            if lane.pending.isEmpty { return nil }
-            if lane.pending.count <= maxBatchSize {
-                defer { lane.pending = [] }
-                return lane.pending
+            if let taken { return taken }
+            lane.sleep()
+            lane.state.withLock { state in
+                state.idle = false
+                state.signalled = false
             }
-            defer { lane.pending.removeFirst(maxBatchSize) }
-            return Array(lane.pending.prefix(maxBatchSize))
         }
     }
 
-    private func commitAndAnswer(_ batch: [Queued]) {
+    private func commitAndAnswer(_ batch: [Queued], joining answers: Batch) {
         let now = MonotonicNanoseconds.now()
         let live = batch.filter { now &- $0.queuedAt <= maxQueueNanoseconds }
         if live.count < batch.count {
             let waited = StoreError("store: a write waited longer than \(maxQueueNanoseconds / 1_000_000) ms to be sent; not sent")
-            for queued in batch where now &- queued.queuedAt > maxQueueNanoseconds { queued.completion(.failure(waited)) }
+            for queued in batch where now &- queued.queuedAt > maxQueueNanoseconds { queued.completion(.failure(waited), answers) }
         }
         guard !live.isEmpty else { return }
         let outcomes = commit(live.map { $0.write })
         for (index, queued) in live.enumerated() {
-            queued.completion(index < outcomes.count ? outcomes[index] : .failure(StoreError("store: a write got no outcome")))
+            queued.completion(index < outcomes.count ? outcomes[index] : .failure(StoreError("store: a write got no outcome")), answers)
         }
     }
 }

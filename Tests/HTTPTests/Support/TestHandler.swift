@@ -1,3 +1,4 @@
+import Batching
 import Foundation
 import HTTP
 import Observability
@@ -6,8 +7,8 @@ import Synchronization
 /// Routes by path, so each test picks the behaviour it needs:
 /// `/echo` returns the body; `/trailers` adds trailers; `/async` answers from another thread;
 /// `/slow/<ms>` answers from another thread after a delay; `/big/<bytes>` returns that many bytes; `/inline` asks
-/// for the loop turn's inline slot twice and returns both answers; `/held` answers from a thread that batches its
-/// loop wake-ups, then flushes them; `/hop-by-hop` answers with HTTP/1.1 connection fields (and look-alikes of the
+/// for the loop turn's inline slot twice and returns both answers; `/inline-elsewhere` asks for it from another
+/// thread; `/held` answers from a thread whose batch holds its loop wake-up back, then flushes the batch; `/hop-by-hop` answers with HTTP/1.1 connection fields (and look-alikes of the
 /// same lengths) in its headers and trailers; `/thread-name` returns the name of the thread it runs on; anything
 /// else returns the path. Every request is recorded. A body of content type `application/x-length-prefixed`
 /// announces its size in its first 4 bytes (big-endian, the prefix included).
@@ -24,7 +25,7 @@ final class TestHandler: HTTPHandler {
 
     var received: [HTTPRequest] { requests.withLock { $0 } }
 
-    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+    func handle(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {
         requests.withLock { $0.append(request) }
         var headers = HTTPHeaders([("X-Method", request.method), ("x-body-too-large", String(request.bodyTooLarge))])
         let parts = request.path.split(separator: "/").map(String.init)
@@ -52,9 +53,9 @@ final class TestHandler: HTTPHandler {
         case "held":
             let headers = headers
             Thread.detachNewThread {
-                let wakes = DeferredWakes.enableOnCurrentThread()
-                responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("held".utf8)))
-                wakes.flush()
+                let batch = Batch()
+                responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("held".utf8)), joining: batch)
+                batch.flush()
             }
         case "hop-by-hop":
             for (name, value) in [("Connection", "close"), ("keep-alive", "timeout=5"), ("proxy-connection", "x"),
@@ -69,8 +70,19 @@ final class TestHandler: HTTPHandler {
         case "thread-name":
             responder.respond(HTTPResponse(status: 200, headers: headers, body: Array(ThreadName.current.utf8)))
         case "inline":
-            let answers = [LoopTurn.claimInlineSlot(), LoopTurn.claimInlineSlot()]
+            let answers = [turn.claimInlineSlot(), turn.claimInlineSlot()]
             responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("\(answers)".utf8)))
+        case "inline-elsewhere":
+            // Asked on another thread while this turn is still running (the loop waits for the answer).
+            let claimed = Claimed()
+            let asked = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                claimed.slot.store(turn.claimInlineSlot(), ordering: .relaxed)
+                asked.signal()
+            }
+            asked.wait()
+            let answer = claimed.slot.load(ordering: .relaxed)
+            responder.respond(HTTPResponse(status: 200, headers: headers, body: Array("\(answer)".utf8)))
         case "big":
             let count = Int(parts.count > 1 ? parts[1] : "0") ?? 0
             responder.respond(HTTPResponse(status: 200, headers: headers, body: [UInt8](repeating: 0x61, count: count)))
@@ -78,4 +90,9 @@ final class TestHandler: HTTPHandler {
             responder.respond(HTTPResponse(status: 200, headers: headers, body: Array(request.path.utf8)))
         }
     }
+}
+
+/// What another thread was told when it asked for an inline slot.
+private final class Claimed: Sendable {
+    let slot = Atomic<Bool>(true)
 }

@@ -121,7 +121,7 @@ final class Completions<Outcome: Sendable>: Sendable {
     private let answer = Mutex<Result<Outcome, StoreError>?>(nil)
 
     var completion: StoreCompletion<Outcome> {
-        { [self] outcome in answer.withLock { $0 = outcome } }
+        { [self] outcome, _ in answer.withLock { $0 = outcome } }
     }
 
     /// Waits (at most 10 s) for the answer; a `StoreError` if none came.
