@@ -8,8 +8,9 @@ import Synchronization
 /// One thread with its own epoll instance, its own SO_REUSEPORT listening sockets, an eventfd through which other
 /// threads post work, and a timerfd for idle timeouts and the shutdown deadline.
 ///
-/// `@unchecked Sendable`: only `execute(_:)`, `isInLoopThread` and `init` may be used from other threads (they go
-/// through `inbox`, an atomic and immutable file descriptors); everything else runs on the loop thread alone.
+/// `@unchecked Sendable`: only `execute(joining:_:)`, `wake()` (a batch's flush), `isInLoopThread` and `init` may be
+/// used from other threads (they go through `inbox`, an atomic and immutable file descriptors); everything else runs
+/// on the loop thread alone.
 final class EventLoop: @unchecked Sendable, WakeTarget {
     let context: ServerContext
     /// Which of the server's loops this is: in its logs' `loop` field and its thread's name.
