@@ -102,8 +102,9 @@ public final class VerifierPool: Sendable {
                         job.run(batch)
                     }
                     if VerifierPool.holdsBack(queued: queue.count, threads: count) {
-                        batch.jobFinished(now: MonotonicClock.nanoseconds(), maxWriteHoldNanoseconds: VerifierPool.commitHoldNanoseconds,
-                                          jobsPerWake: VerifierPool.jobsPerWake)
+                        batch.jobFinished(
+                            now: MonotonicClock.nanoseconds(), maxWriteHoldNanoseconds: VerifierPool.commitHoldNanoseconds,
+                            jobsPerWake: VerifierPool.jobsPerWake)
                     } else {
                         batch.flush()
                     }
