@@ -1,3 +1,4 @@
+import Basics
 import GRPC
 import Observability
 import Storage
@@ -24,9 +25,10 @@ final class GatewayAuthorizer: Sendable {
     private let store: any StateStore
     private let pool: VerifierPool
     private let logger: Logger
+    private let clock: TimeSource
 
     init(configuration: Configuration.Gateway, project: String, apps: AppRegistry, verifier: AppCheckTokenVerifier,
-         store: any StateStore, pool: VerifierPool, logger: Logger) {
+         store: any StateStore, pool: VerifierPool, logger: Logger, clock: TimeSource = .system) {
         self.configuration = configuration
         self.routes = GatewayRouteTable(routes: configuration.routes, fallback: configuration.defaultRoute)
         self.cache = VerifiedTokenCache(capacity: configuration.cacheEntries)
@@ -36,6 +38,7 @@ final class GatewayAuthorizer: Sendable {
         self.store = store
         self.pool = pool
         self.logger = logger
+        self.clock = clock
     }
 
     /// The project named by the configuration, else the only configured one; nil when neither decides.
@@ -71,7 +74,7 @@ final class GatewayAuthorizer: Sendable {
             return
         }
         let digest = TokenDigest(token: token)
-        let cached = cache.lookup(digest, now: Self.now())
+        let cached = cache.lookup(digest, now: now())
         if let cached, !route.limitedUse {
             done(decide(route, cached, requestID: requestID))
             return
@@ -84,7 +87,7 @@ final class GatewayAuthorizer: Sendable {
                     verified = cached
                 } else {
                     do throws(AppCheckTokenError) {
-                        verified = try verifier.verify(token, project: project, now: Self.now())
+                        verified = try verifier.verify(token, project: project, now: now())
                     } catch {
                         done(conclude(route, token: nil, .refused(error.reason), requestID: requestID))
                         return
@@ -121,7 +124,7 @@ final class GatewayAuthorizer: Sendable {
                 return conclude(route, token: token, .refused("notLimitedUse"), requestID: requestID)
             }
             // The token may have come from the cache: checked again just before the store consumes it.
-            guard Self.now() < token.expiresAt else {
+            guard now() < token.expiresAt else {
                 return conclude(route, token: token, .refused(AppCheckTokenError.expired.reason), requestID: requestID)
             }
             do {
@@ -172,5 +175,5 @@ final class GatewayAuthorizer: Sendable {
         [(configuration.appIDHeader, token.appID), (configuration.tokenIDHeader, token.jti)]
     }
 
-    static func now() -> Int64 { ExchangeContext.now() }
+    private func now() -> Int64 { clock.unixSeconds() }
 }

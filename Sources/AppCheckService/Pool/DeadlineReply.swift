@@ -1,4 +1,5 @@
 import AppCheckMessages
+import Basics
 import Dispatch
 import GRPC
 import HTTP

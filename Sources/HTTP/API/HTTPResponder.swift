@@ -1,3 +1,4 @@
+import Basics
 import Synchronization
 
 /// The way back to the client for one request. Safe to pass to any thread.

@@ -1,3 +1,5 @@
+public import Basics
+
 /// The state of one process, in memory: for tests and for a single node that may forget everything on restart.
 /// A challenge or token at or past its expiry is refused (`ExpiryRule`); consumed ones are swept as new ones arrive
 /// once their expiry plus the clock-skew allowance has passed (`ExpiringSet`), so memory stays bounded by the rate
@@ -6,13 +8,13 @@ public final class MemoryStateStore: StateStore {
     let challenges = Sharded { ExpiringSet<[UInt8]>() }
     let tokens = Sharded { ExpiringSet<String>() }
     let keys = Sharded { KeyShard() }
-    private let clock: @Sendable () -> Int64
+    private let clock: TimeSource
     private let clockSkewSeconds: Int64
 
     /// - Parameters:
-    ///   - clock: unix seconds now, for refusing and sweeping expired records (injectable for tests).
+    ///   - clock: the time records are refused and swept by (injectable for tests).
     ///   - clockSkewSeconds: how long past its expiry a consumed record is kept.
-    public init(clock: @escaping @Sendable () -> Int64, clockSkewSeconds: Int64 = ExpiryRule.defaultClockSkewSeconds) {
+    public init(clock: TimeSource = .system, clockSkewSeconds: Int64 = ExpiryRule.defaultClockSkewSeconds) {
         self.clock = clock
         self.clockSkewSeconds = clockSkewSeconds
     }
@@ -21,14 +23,14 @@ public final class MemoryStateStore: StateStore {
     public var answersWithoutWaiting: Bool { true }
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64) throws(StoreError) -> Bool {
-        let now = clock()
+        let now = clock.unixSeconds()
         guard ExpiryRule.isLive(expiresAt: expiresAt, now: now) else { return false }
         let keepUntil = ExpiryRule.keepUntil(expiresAt, clockSkewSeconds: clockSkewSeconds)
         return challenges.withLock(for: nonce) { $0.insert(nonce, keepUntil: keepUntil, now: now) }
     }
 
     public func consumeToken(_ tokenID: String, expiresAt: Int64) throws(StoreError) -> Bool {
-        let now = clock()
+        let now = clock.unixSeconds()
         guard ExpiryRule.isLive(expiresAt: expiresAt, now: now) else { return false }
         let keepUntil = ExpiryRule.keepUntil(expiresAt, clockSkewSeconds: clockSkewSeconds)
         return tokens.withLock(for: tokenID) { $0.insert(tokenID, keepUntil: keepUntil, now: now) }

@@ -1,3 +1,4 @@
+import Basics
 import Glibc
 
 /// Lets a verifier thread that runs many exchanges in a row commit their writes together.
@@ -44,7 +45,7 @@ public final class DeferredCommits {
 
     /// Call after each job: flushes once the oldest held-back write has waited `maxHoldNanoseconds`.
     public func jobFinished(maxHoldNanoseconds: UInt64) {
-        guard !held.isEmpty, MonotonicNanoseconds.now() - heldSince >= maxHoldNanoseconds else { return }
+        guard !held.isEmpty, MonotonicClock.nanoseconds() - heldSince >= maxHoldNanoseconds else { return }
         flush()
     }
 
@@ -53,7 +54,7 @@ public final class DeferredCommits {
 
     /// Records a write held back in `store`'s queue.
     func hold(_ store: any HeldWrites) {
-        if writesHeld == 0 { heldSince = MonotonicNanoseconds.now() }
+        if writesHeld == 0 { heldSince = MonotonicClock.nanoseconds() }
         writesHeld += 1
         if !held.contains(where: { $0 === store }) { held.append(store) }
     }

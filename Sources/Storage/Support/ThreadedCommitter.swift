@@ -1,3 +1,4 @@
+import Basics
 import Glibc
 
 /// Group commit on threads of its own, for a store whose commit is a network round trip (Redis): a write is queued
@@ -115,7 +116,7 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
     private func submit(_ write: Write, mayHold: Bool, completion: @escaping Completion) {
         let deferral = mayHold ? DeferredCommits.current : nil
         let holds = deferral?.hasRoom ?? false
-        let queued = Queued(write: write, completion: completion, queuedAt: MonotonicNanoseconds.now())
+        let queued = Queued(write: write, completion: completion, queuedAt: MonotonicClock.nanoseconds())
         let lane = lanes[Int(UInt(bitPattern: laneOf(write)) % UInt(lanes.count))]
         let refused: StoreError? = lane.lock.withLock {
             guard !lane.stopped else { return lane.closedError }
@@ -195,7 +196,7 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
     }
 
     private func commitAndAnswer(_ batch: [Queued]) {
-        let now = MonotonicNanoseconds.now()
+        let now = MonotonicClock.nanoseconds()
         let live = batch.filter { now &- $0.queuedAt <= maxQueueNanoseconds }
         if live.count < batch.count {
             let waited = StoreError("store: a write waited longer than \(maxQueueNanoseconds / 1_000_000) ms to be sent; not sent")
