@@ -186,7 +186,7 @@ let package = Package(
         .testTarget(
             name: "AppCheckServiceTests",
             // Crypto, Storage, Observability: the gateway tests mint with fresh keys and use the in-memory store.
-            dependencies: ["AppCheckService", "AppAttest", "Basics", "GRPC", "AppCheckMessages", "Tokens", "Crypto", "Storage", "Observability"],
+            dependencies: ["AppCheckService", "AppAttest", "AppAttestSimulator", "Basics", "GRPC", "AppCheckMessages", "Tokens", "Crypto", "Storage", "Observability"],
             swiftSettings: swiftSettings
         ),
         // Runs the built attestd binary (found next to the test bundle) end to end.

@@ -1,4 +1,5 @@
 import AppAttest
+import AppAttestSimulator
 @testable import AppCheckService
 import AppCheckMessages
 import Basics
@@ -84,6 +85,32 @@ struct ExchangeExpiryTests {
             now: Self.mintedAt)
     }
 
+    /// An assertion exchange for a key the store knows, with a challenge issued at ``mintedAt`` (it expires
+    /// ``ChallengeCodec/ttlSeconds`` later), as `ExchangeAppAttestAssertion` receives it.
+    func assertionRequest(_ exchange: ExchangeContext) throws -> ExchangeAppAttestAssertionRequest {
+        let device = SimulatedDevice(appID: "TEAM123456.shop.app", environment: .development,
+                                     ca: SimulatedAppleCA(), receiptCA: SimulatedReceiptCA())
+        let key = device.generateKey()
+        try exchange.store.registerKey(AttestedKeyRecord(
+            keyID: key.keyID, appID: Self.appID, environment: "development", publicKey: key.publicKey,
+            firstSeen: Self.mintedAt, lastSeen: Self.mintedAt))
+        let artifact = exchange.artifacts.seal(try #require(Artifact(
+            appID: Self.appID, keyID: key.keyID, publicKey: key.publicKey, environment: .development, attestedAt: Self.mintedAt)))
+        let challenge = exchange.challenges.issue(appID: Self.appID, now: Self.mintedAt)
+        return ExchangeAppAttestAssertionRequest(
+            app: "projects/\(Self.project)/apps/\(Self.appID)", artifact: artifact,
+            assertion: device.assert(key, clientDataHash: SHA256.hash(artifact, challenge)), challenge: challenge)
+    }
+
+    /// What `ExchangeAppAttestAssertion` answers for `request`.
+    func exchangeAssertion(_ request: ExchangeAppAttestAssertionRequest, exchange: ExchangeContext) -> Result<AppCheckToken, GRPCStatus> {
+        let answer = ReplyBox<AppCheckToken>()
+        ExchangeAssertionHandler(exchange: exchange).handle(
+            request, context: RPCContext(requestID: "t", deadlineNanos: nil, logger: Logger(label: "test")),
+            reply: RPCReply { answer.put($0) })
+        return answer.wait()
+    }
+
     /// What `VerifyAppCheckToken` answers for `token`.
     func verify(_ token: String, exchange: ExchangeContext) -> Result<VerifyAppCheckTokenResponse, GRPCStatus> {
         let answer = ReplyBox<VerifyAppCheckTokenResponse>()
@@ -118,6 +145,33 @@ struct ExchangeExpiryTests {
         #expect(exchange.failures.value(["", "app_check_token", AppCheckTokenError.expired.reason]) == 1)
         // Nothing was consumed: the store has not seen the token.
         #expect(try exchange.store.consumeToken(minted.jti, expiresAt: minted.expiresAt) == true)
+        exchange.pool.shutdown()
+    }
+
+    @Test("an assertion whose challenge is live at every check gets a token")
+    func challengeLive() throws {
+        let expiresAt = Self.mintedAt + 300
+        let exchange = try exchange(
+            clock: TickingTime(startingAt: expiresAt - 10).source, storeClock: .fixed(unixSeconds: expiresAt - 10))
+        let token = try exchangeAssertion(try assertionRequest(exchange), exchange: exchange).get()
+        #expect(!token.token.isEmpty)
+        exchange.pool.shutdown()
+    }
+
+    @Test("an assertion whose challenge expires between its opening and the consume is refused, the challenge not consumed")
+    func challengeExpiresBeforeConsume() throws {
+        let expiresAt = Self.mintedAt + 300
+        // Opening the challenge reads the second before its expiry; the reads after verification reach past it
+        // before the consume. The store's clock still says live, so only the service's second check can refuse it.
+        let exchange = try exchange(
+            clock: TickingTime(startingAt: expiresAt - 1).source, storeClock: .fixed(unixSeconds: expiresAt - 10))
+        let request = try assertionRequest(exchange)
+        let result = exchangeAssertion(request, exchange: exchange)
+        #expect(throws: GRPCStatus.self) { try result.get() }
+        if case .failure(let status) = result { #expect(status.code == .permissionDenied) }
+        #expect(exchange.failures.value([Self.appID, "app_attest", ChallengeError.expired.reason]) == 1)
+        let opened = try exchange.challenges.open(request.challenge, appID: Self.appID, now: expiresAt - 10)
+        #expect(try exchange.store.consumeChallenge(opened.nonce, expiresAt: opened.expiresAt) == true)
         exchange.pool.shutdown()
     }
 }
