@@ -45,44 +45,46 @@ let package = Package(
         ),
 
         // MARK: Swift modules, dependencies pointing one way (see ../shared/DESIGN.md).
-        .target(name: "Observability", swiftSettings: swiftSettings),
+        // The encodings and time every module shares: base64, the civil calendar and RFC 3339, the clock.
+        .target(name: "Basics", swiftSettings: swiftSettings),
+        .target(name: "Observability", dependencies: ["Basics"], swiftSettings: swiftSettings),
         // What a thread holds back across the jobs it runs (loop wake-ups, store writes), passed down as a value.
         .target(name: "Batching", swiftSettings: swiftSettings),
-        .target(name: "Crypto", dependencies: ["COpenSSL", "CShims"], swiftSettings: swiftSettings),
-        .target(name: "AppAttest", dependencies: ["Crypto"], swiftSettings: swiftSettings),
-        .target(name: "AppAttestSimulator", dependencies: ["Crypto", "COpenSSL", "CShims"], swiftSettings: swiftSettings),
+        .target(name: "Crypto", dependencies: ["Basics", "COpenSSL", "CShims"], swiftSettings: swiftSettings),
+        .target(name: "AppAttest", dependencies: ["Basics", "Crypto"], swiftSettings: swiftSettings),
+        .target(name: "AppAttestSimulator", dependencies: ["Basics", "Crypto", "COpenSSL", "CShims"], swiftSettings: swiftSettings),
         // COpenSSL: TLS to Redis, which Debian's hiredis (0.14) cannot do; hiredis only formats and parses RESP.
-        .target(name: "Storage", dependencies: ["CSQLite", "CHiredis", "COpenSSL", "CShims", "Crypto", "Observability", "Batching"], swiftSettings: swiftSettings),
-        .target(name: "Tokens", dependencies: ["Crypto"], swiftSettings: swiftSettings),
-        .target(name: "Apple", dependencies: ["CCurl", "Tokens", "Crypto", "Observability"], swiftSettings: swiftSettings),
+        .target(name: "Storage", dependencies: ["Basics", "CSQLite", "CHiredis", "COpenSSL", "CShims", "Crypto", "Observability", "Batching"], swiftSettings: swiftSettings),
+        .target(name: "Tokens", dependencies: ["Basics", "Crypto"], swiftSettings: swiftSettings),
+        .target(name: "Apple", dependencies: ["Basics", "CCurl", "Tokens", "Crypto", "Observability"], swiftSettings: swiftSettings),
         .target(name: "AppCheckMessages", dependencies: ["AppCheckProtos", "CProtobufC", "GRPC"], swiftSettings: swiftSettings),
-        .target(name: "GRPC", swiftSettings: swiftSettings),
+        .target(name: "GRPC", dependencies: ["Basics"], swiftSettings: swiftSettings),
         .target(
             name: "HTTP",
-            dependencies: ["CNghttp2", "CHTTPParser", "COpenSSL", "CShims", "Crypto", "Observability", "Batching"],
+            dependencies: ["Basics", "CNghttp2", "CHTTPParser", "COpenSSL", "CShims", "Crypto", "Observability", "Batching"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "AppCheckService",
-            dependencies: ["AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "Observability", "Crypto", "Storage", "Apple", "Batching"],
+            dependencies: ["Basics", "AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "Observability", "Crypto", "Storage", "Apple", "Batching"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "attestd",
-            dependencies: ["AppCheckService", "AppAttest", "Crypto", "Observability", "Tokens"],
+            dependencies: ["Basics", "AppCheckService", "AppAttest", "Crypto", "Observability", "Tokens"],
             swiftSettings: swiftSettings
         ),
         // A simulated device on the command line, with its CAs persisted, for the development loop and e2e tests.
         .executableTarget(
             name: "attestd-sim",
-            dependencies: ["AppAttestSimulator", "AppAttest", "Crypto"],
+            dependencies: ["Basics", "AppAttestSimulator", "AppAttest", "Crypto"],
             swiftSettings: swiftSettings
         ),
 
         // A local stand-in for Apple's DeviceCheck and risk-metric servers (tests, development), and its executable.
         .target(
             name: "AppleStandIn",
-            dependencies: ["HTTP", "Crypto", "Observability", "AppAttest", "AppAttestSimulator"],
+            dependencies: ["Basics", "HTTP", "Crypto", "Observability", "AppAttest", "AppAttestSimulator"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -102,14 +104,14 @@ let package = Package(
         .executableTarget(
             name: "attestd-bench",
             // CNghttp2/CShims: its own HTTP/2 client (nghttp2 client sessions on epoll); COpenSSL: the crypto bound.
-            dependencies: ["AppAttestSimulator", "AppCheckMessages", "GRPC", "Crypto", "CNghttp2", "CShims", "COpenSSL"],
+            dependencies: ["Basics", "AppAttestSimulator", "AppCheckMessages", "GRPC", "Crypto", "CNghttp2", "CShims", "COpenSSL"],
             path: "Benchmarks/LoadBench",
             swiftSettings: swiftSettings
         ),
         // The state stores alone, driven with the exchanges' calls: CPU per exchange without crypto or HTTP/2.
         .executableTarget(
             name: "attestd-store-bench",
-            dependencies: ["Storage", "Batching"],
+            dependencies: ["Basics", "Storage", "Batching"],
             path: "Benchmarks/StoreBench",
             swiftSettings: swiftSettings
         ),
@@ -150,28 +152,29 @@ let package = Package(
         .executableTarget(name: "fuzz-http2", dependencies: ["FuzzSupport", "HTTP"], path: "Fuzz/HTTP2", swiftSettings: swiftSettings),
 
         // MARK: Tests, one target per module.
+        .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: swiftSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: swiftSettings),
-        .testTarget(name: "AttestdBenchTests", dependencies: ["attestd-bench", "CNghttp2"], swiftSettings: swiftSettings),
+        .testTarget(name: "AttestdBenchTests", dependencies: ["attestd-bench", "Basics", "CNghttp2"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppAttestTests",
-            dependencies: ["AppAttest", "AppAttestSimulator", "Crypto"],
+            dependencies: ["AppAttest", "AppAttestSimulator", "Basics", "Crypto"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"], swiftSettings: swiftSettings),
         // CSQLite: the tests open the store's file beside it, as another process would.
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "CSQLite", "Batching"], swiftSettings: swiftSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Basics", "CSQLite", "Batching"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppAttestSimulatorTests",
             // AppAttest: persisted CAs are checked with the real verifiers; attestd-sim is run as a process.
-            dependencies: ["AppAttestSimulator", "Crypto", "COpenSSL", "AppAttest", "attestd-sim"],
+            dependencies: ["AppAttestSimulator", "Basics", "Crypto", "COpenSSL", "AppAttest", "attestd-sim"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "TokensTests", dependencies: ["Tokens", "Crypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "TokensTests", dependencies: ["Tokens", "Basics", "Crypto"], swiftSettings: swiftSettings),
         // The Apple client against the stand-in, started in-process over TLS.
         .testTarget(
             name: "AppleTests",
-            dependencies: ["Apple", "AppleStandIn", "Crypto", "HTTP", "AppAttest", "AppAttestSimulator"],
+            dependencies: ["Apple", "AppleStandIn", "Basics", "Crypto", "HTTP", "AppAttest", "AppAttestSimulator"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -181,17 +184,17 @@ let package = Package(
         ),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC"], swiftSettings: swiftSettings),
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CNghttp2", "COpenSSL", "Batching"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Basics", "CNghttp2", "COpenSSL", "Batching"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppCheckServiceTests",
             // Crypto, Storage, Observability: the gateway tests mint with fresh keys and use the in-memory store.
-            dependencies: ["AppCheckService", "GRPC", "AppCheckMessages", "Tokens", "Crypto", "Storage", "Observability", "Batching"],
+            dependencies: ["AppCheckService", "AppAttest", "AppAttestSimulator", "Basics", "GRPC", "AppCheckMessages", "Tokens", "Crypto", "Storage", "Observability", "Batching"],
             swiftSettings: swiftSettings
         ),
         // Runs the built attestd binary (found next to the test bundle) end to end.
         .testTarget(
             name: "CLITests",
-            dependencies: ["attestd", "AppAttestSimulator", "AppAttest"],
+            dependencies: ["attestd", "AppAttestSimulator", "AppAttest", "Basics"],
             swiftSettings: swiftSettings
         ),
     ]

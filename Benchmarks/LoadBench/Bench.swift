@@ -1,5 +1,6 @@
 import AppAttestSimulator
 import AppCheckMessages
+import Basics
 import Glibc
 import Synchronization
 
@@ -59,7 +60,7 @@ final class Bench {
     /// Sleeps until `deadline`, in steps of at most 20 ms, or until `done()` is true.
     static func sleep(until deadline: UInt64, unless done: () -> Bool) {
         while !done() {
-            let now = MonotonicTime.nanoseconds()
+            let now = MonotonicClock.nanoseconds()
             guard deadline > now else { return }
             usleep(UInt32(min((deadline - now) / 1000, 20_000)))
         }
@@ -69,9 +70,9 @@ final class Bench {
 
     /// Waits until the server accepts a connection and answers a challenge.
     func waitForServer() throws(BenchError) {
-        let deadline = MonotonicTime.nanoseconds() + MonotonicTime.nanoseconds(seconds: options.waitSeconds)
+        let deadline = MonotonicClock.nanoseconds() + MonotonicTime.nanoseconds(seconds: options.waitSeconds)
         var last = "no answer"
-        while MonotonicTime.nanoseconds() < deadline {
+        while MonotonicClock.nanoseconds() < deadline {
             do {
                 _ = try fetchChallenges(1)
                 return
@@ -146,7 +147,7 @@ final class Bench {
     /// The `alg` of a JWT's header (RS256 unless it says ES256).
     static func algorithm(ofJWT token: String) -> String {
         guard let header = token.split(separator: ".").first else { return "RS256" }
-        let decoded = base64Decode(String(header))
+        let decoded = Base64.url.decode(header) ?? []
         return String(decoding: decoded, as: UTF8.self).contains("ES256") ? "ES256" : "RS256"
     }
 
@@ -196,7 +197,7 @@ final class Bench {
                 attestations: attestationShares.indices.contains(thread) ? Array(attestations[attestationShares[thread]]) : [],
                 lanes: lanes, pattern: pattern, replayEvery: options.replayEvery))
         }
-        let start = MonotonicTime.nanoseconds() + 20_000_000
+        let start = MonotonicClock.nanoseconds() + 20_000_000
         let warmupEnd = start + MonotonicTime.nanoseconds(seconds: warmup ?? options.warmup)
         let clock = PhaseClock(start: start, warmupEnd: warmupEnd,
                                end: warmupEnd + MonotonicTime.nanoseconds(seconds: duration ?? options.duration),
@@ -442,29 +443,4 @@ final class WorkerSet: @unchecked Sendable {
 extension UInt64 {
     /// Nanoseconds as seconds.
     var secondsValue: Double { Double(self) / 1e9 }
-}
-
-/// Standard or URL-safe base64, padded or not (JWT headers); invalid characters are skipped.
-func base64Decode(_ text: String) -> [UInt8] {
-    var output: [UInt8] = []
-    var accumulator: UInt32 = 0
-    var bits = 0
-    for byte in text.utf8 {
-        let value: UInt32
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(byte - UInt8(ascii: "A"))
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(byte - UInt8(ascii: "a") + 26)
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(byte - UInt8(ascii: "0") + 52)
-        case UInt8(ascii: "+"), UInt8(ascii: "-"): value = 62
-        case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
-        default: continue
-        }
-        accumulator = accumulator << 6 | value
-        bits += 6
-        if bits >= 8 {
-            bits -= 8
-            output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-        }
-    }
-    return output
 }

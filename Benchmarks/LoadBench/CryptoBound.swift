@@ -1,3 +1,4 @@
+import Basics
 import COpenSSL
 import Crypto
 
@@ -107,14 +108,14 @@ extension TimedOperation {
     /// Operations per wall-clock second and per CPU-second of this thread, over about `seconds`.
     func rate(seconds: Double) -> (wall: Double, cpu: Double) {
         let cpuStart = ProcessCPU.threadSeconds()
-        let start = MonotonicTime.nanoseconds()
+        let start = MonotonicClock.nanoseconds()
         let end = start + MonotonicTime.nanoseconds(seconds: seconds)
         var count = 0
         var now = start
         while now < end {
             for _ in 0..<4 { precondition(once(), "OpenSSL operation failed") }
             count += 4
-            now = MonotonicTime.nanoseconds()
+            now = MonotonicClock.nanoseconds()
         }
         let cpu = ProcessCPU.threadSeconds() - cpuStart
         return (Double(count) / MonotonicTime.seconds(now - start), Double(count) / max(cpu, 1e-9))

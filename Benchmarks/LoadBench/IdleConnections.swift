@@ -1,3 +1,4 @@
+import Basics
 import CShims
 import Glibc
 
@@ -31,7 +32,7 @@ struct IdleConnectionsReport: Sendable {
         count: Int, host: String, port: Int, tls: ClientTLS?, serverPID: Int32, firstRequest: FirstRequest? = nil
     ) -> IdleConnectionsReport {
         let before = residentBytes(pid: serverPID)
-        let start = MonotonicTime.nanoseconds()
+        let start = MonotonicClock.nanoseconds()
         var connections: [H2ClientConnection] = []
         connections.reserveCapacity(count)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 16)
@@ -39,7 +40,7 @@ struct IdleConnectionsReport: Sendable {
         for index in 0..<count {
             guard let connection = try? H2ClientConnection(host: host, port: port, tls: tls) else { break }
             if let firstRequest {
-                _ = connection.submit(firstRequest.job, scheduled: MonotonicTime.nanoseconds(), headers: firstRequest.headers)
+                _ = connection.submit(firstRequest.job, scheduled: MonotonicClock.nanoseconds(), headers: firstRequest.headers)
             }
             connection.flush()
             connections.append(connection)
@@ -56,7 +57,7 @@ struct IdleConnectionsReport: Sendable {
         // once it has been quiet a while (attestd after a second, at its next once-a-second look).
         usleep(UInt32(quietSeconds * 1_000_000))
         let after = residentBytes(pid: serverPID)
-        let seconds = MonotonicTime.seconds(MonotonicTime.nanoseconds() - start)
+        let seconds = MonotonicTime.seconds(MonotonicClock.nanoseconds() - start)
         let answered = firstRequest.map { request in
             connections.reduce(0) { total, connection in
                 total + connection.takeFinished().filter { $0.2.isOK(framing: request.framing) }.count

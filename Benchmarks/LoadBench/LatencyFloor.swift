@@ -1,3 +1,4 @@
+import Basics
 import CShims
 import Glibc
 
@@ -85,9 +86,9 @@ struct LatencyFloor: Sendable {
                   let service = client.oneAtATime(warmup: warmup, seconds: seconds) else { return nil }
             let point = { (fraction: Double, rate: Double) -> LatencyUnderLoad.Point? in
                 let busyBefore = ProcessCPU.machine()?.busy
-                let started = MonotonicTime.nanoseconds()
+                let started = MonotonicClock.nanoseconds()
                 guard let latency = client.openLoop(rate: rate, warmup: warmup, seconds: seconds) else { return nil }
-                let elapsed = MonotonicTime.seconds(MonotonicTime.nanoseconds() - started)
+                let elapsed = MonotonicTime.seconds(MonotonicClock.nanoseconds() - started)
                 let busy = ProcessCPU.machine()?.busy
                 return LatencyUnderLoad.Point(
                     fraction: fraction, arrivalsPerSecond: rate,
@@ -138,17 +139,17 @@ private struct FloorClient {
     func oneAtATime(warmup: Double, seconds: Double) -> LatencyHistogram? {
         var latency = LatencyHistogram()
         var message = [UInt8](repeating: 0, count: LatencyFloor.messageBytes)
-        let start = MonotonicTime.nanoseconds()
+        let start = MonotonicClock.nanoseconds()
         let measuredFrom = start + MonotonicTime.nanoseconds(seconds: warmup)
         let end = measuredFrom + MonotonicTime.nanoseconds(seconds: seconds)
         var next = 0
         while true {
-            let sent = MonotonicTime.nanoseconds()
+            let sent = MonotonicClock.nanoseconds()
             if sent >= end { return latency }
             let fd = sockets[next % sockets.count]
             next += 1
             guard LoopbackPairs.send(fd, message), LoopbackPairs.receive(fd, &message) else { return nil }
-            if sent >= measuredFrom { latency.record(MonotonicTime.nanoseconds() - sent) }
+            if sent >= measuredFrom { latency.record(MonotonicClock.nanoseconds() - sent) }
         }
     }
 
@@ -162,7 +163,7 @@ private struct FloorClient {
         defer { Glibc.close(timer) }
         let interval = 1e9 / max(rate, 1)
         let total = max(1, Int(((warmup + seconds) * rate).rounded()))
-        let start = MonotonicTime.nanoseconds() + 1_000_000
+        let start = MonotonicClock.nanoseconds() + 1_000_000
         let measuredFrom = start + MonotonicTime.nanoseconds(seconds: warmup)
         let giveUp = start + MonotonicTime.nanoseconds(seconds: warmup + seconds + 10)
         let scheduled = { (index: Int) in start + UInt64(Double(index) * interval) }
@@ -177,7 +178,7 @@ private struct FloorClient {
         MonotonicTime.arm(timer: timer, at: scheduled(0))
         while answered < total {
             guard poll(&polled, nfds_t(polled.count), 1000) >= 0 || errno == EINTR else { return nil }
-            let now = MonotonicTime.nanoseconds()
+            let now = MonotonicClock.nanoseconds()
             if now > giveUp { return nil }
             if polled[0].revents & Int16(POLLIN) != 0 {
                 var expirations: UInt64 = 0
@@ -196,7 +197,7 @@ private struct FloorClient {
                 let due = waiting[connection][oldest[connection]]
                 oldest[connection] += 1
                 answered += 1
-                if due >= measuredFrom { latency.record(MonotonicTime.nanoseconds() - due) }
+                if due >= measuredFrom { latency.record(MonotonicClock.nanoseconds() - due) }
             }
         }
         return latency

@@ -1,3 +1,4 @@
+import Basics
 import CShims
 import Glibc
 
@@ -68,7 +69,7 @@ final class LoadWorker {
     /// Runs setup requests to completion (no timing), as many at once as the stream slots allow.
     func runBatch(_ workload: BatchWorkload) {
         var ignored = PhaseResult()
-        let far = MonotonicTime.nanoseconds() + 3_600_000_000_000
+        let far = MonotonicClock.nanoseconds() + 3_600_000_000_000
         run(workload, pacing: .closed, clock: PhaseClock(start: 0, warmupEnd: far, end: far, drain: 0), result: &ignored)
     }
 
@@ -95,7 +96,7 @@ final class LoadWorker {
         if case .open(let rate) = pacing { interval = 1e9 / rate } else { interval = 0 }
 
         while true {
-            let now = MonotonicTime.nanoseconds()
+            let now = MonotonicClock.nanoseconds()
             let sending = now < clock.end && !(workload.isExhausted && held == nil && queueHead == scheduledQueue.count)
             if !sending {
                 if inFlight == 0 { break }
@@ -109,7 +110,7 @@ final class LoadWorker {
                 case .closed:
                     while inFlight < capacity, let job = held ?? workload.next() {
                         held = nil
-                        if !send(job, scheduled: MonotonicTime.nanoseconds()) {
+                        if !send(job, scheduled: MonotonicClock.nanoseconds()) {
                             hold(job, &held, workload: workload, result: &result)
                             break
                         }
@@ -164,7 +165,7 @@ final class LoadWorker {
                 }
             }
             collect(workload, openLoop: interval > 0, clock: clock, result: &result, lastCompletion: &lastCompletion)
-            for index in connections.indices where connections[index].isClosed && MonotonicTime.nanoseconds() < clock.end {
+            for index in connections.indices where connections[index].isClosed && MonotonicClock.nanoseconds() < clock.end {
                 reconnect(index)
             }
             // The server is gone (every connection closed, none could be made again): nothing more can be measured.
@@ -220,7 +221,7 @@ final class LoadWorker {
         for connection in connections {
             for (job, scheduled, outcome) in connection.takeFinished() {
                 inFlight -= 1
-                let now = MonotonicTime.nanoseconds()
+                let now = MonotonicClock.nanoseconds()
                 let ok = outcome.isOK(framing: framing)
                 workload.completed(job, ok: ok, outcome: outcome)
                 let kind = job.kind.rawValue

@@ -1,3 +1,4 @@
+import Basics
 import Glibc
 
 /// CPU time (user + system) a process has used, from /proc: how much of the machine the server and the bench
@@ -14,13 +15,13 @@ enum ProcessCPU {
         var machine: (busy: Double, steal: Double)?
 
         static func take(serverPID: Int32?) -> Sample {
-            let started = MonotonicTime.nanoseconds()
+            let started = MonotonicClock.nanoseconds()
             var sample = Sample(
                 at: 0, server: serverPID.flatMap { seconds(pid: $0) },
                 serverContextSwitches: serverPID.flatMap { contextSwitches(pid: $0) },
                 serverRunQueueWait: serverPID.flatMap { runQueueWait(pid: $0) }, bench: seconds(pid: nil),
                 machine: ProcessCPU.machine())
-            sample.at = started + (MonotonicTime.nanoseconds() - started) / 2
+            sample.at = started + (MonotonicClock.nanoseconds() - started) / 2
             return sample
         }
 

@@ -1,4 +1,5 @@
 import AppAttestSimulator
+import Basics
 import Crypto
 import Glibc
 
@@ -22,7 +23,7 @@ final class SimulatedFleet: @unchecked Sendable {
     }
 
     private static func writePEM(_ der: [UInt8], to path: String) throws(BenchError) {
-        let padded = standardBase64(der)
+        let padded = Base64.standard.encode(der)
         var pem = "-----BEGIN CERTIFICATE-----\n"
         var line = ""
         for character in padded {
@@ -70,23 +71,4 @@ final class SimulatedFleet: @unchecked Sendable {
         let parts = max(1, min(parts, count))
         return (0..<parts).map { part in (count * part / parts)..<(count * (part + 1) / parts) }
     }
-}
-
-/// Standard base64 with padding (PEM bodies).
-func standardBase64(_ bytes: [UInt8]) -> String {
-    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-    var output: [UInt8] = []
-    output.reserveCapacity((bytes.count + 2) / 3 * 4)
-    var index = 0
-    while index < bytes.count {
-        let count = min(3, bytes.count - index)
-        var chunk = UInt32(bytes[index]) << 16
-        if count > 1 { chunk |= UInt32(bytes[index + 1]) << 8 }
-        if count > 2 { chunk |= UInt32(bytes[index + 2]) }
-        for position in 0..<4 {
-            output.append(position <= count ? alphabet[Int((chunk >> UInt32(18 - 6 * position)) & 63)] : UInt8(ascii: "="))
-        }
-        index += 3
-    }
-    return String(decoding: output, as: UTF8.self)
 }

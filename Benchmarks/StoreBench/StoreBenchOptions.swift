@@ -74,7 +74,7 @@ struct StoreBenchOptions {
     func openStore() throws -> any StateStore {
         switch store {
         case "memory":
-            return MemoryStateStore(clock: { Int64(Date().timeIntervalSince1970) })
+            return MemoryStateStore(clock: .system)
         case "sqlite":
             let file = path.isEmpty ? NSTemporaryDirectory() + "attestd-store-bench-\(getpid()).sqlite" : path
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }

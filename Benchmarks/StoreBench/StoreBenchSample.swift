@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Glibc
 
@@ -10,9 +11,7 @@ struct StoreBenchSample {
     let serverCPU: Double?
 
     init(serverPID: Int32?) {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        wall = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        wall = Double(MonotonicClock.nanoseconds()) / 1e9
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)

@@ -1,3 +1,4 @@
+import Basics
 import Batching
 import Foundation
 import Glibc
@@ -85,7 +86,7 @@ final class StoreWorkload: @unchecked Sendable {
         var nonce = [UInt8](repeating: 0, count: 32)
         // A cheap generator (splitmix64): the system one costs a syscall per call, which would swamp the memory store.
         var seed = (UInt64(thread + 1) << 48 | phase << 32 | UInt64(getpid())) &* 0x9E37_79B9_7F4A_7C15
-        let expiresAt = Int64(Date().timeIntervalSince1970) + 300
+        let expiresAt = TimeSource.system.unixSeconds() + 300
         for index in 0..<count {
             // Random nonces, as real challenges are: they land on random pages of the consumed-challenges index.
             for word in 0..<nonce.count / 8 {
@@ -97,9 +98,9 @@ final class StoreWorkload: @unchecked Sendable {
             }
             let key = index % keysPerThread
             let keyID = Self.keyID(thread: thread, key: key)
-            let now = Int64(Date().timeIntervalSince1970)
+            let now = TimeSource.system.unixSeconds()
             SubmitterThread.spin(microseconds: workMicroseconds)
-            let entered = SubmitterThread.now()
+            let entered = MonotonicClock.nanoseconds()
             switch kind {
             case .attestation:
                 let record = AttestedKeyRecord(
@@ -130,14 +131,14 @@ final class StoreWorkload: @unchecked Sendable {
                 if let failure = answers.firstFailure { throw StoreError("bench: \(failure)") }
             }
             if let batch, (index + 1) % hold == 0 { batch.flush() }
-            inStore += SubmitterThread.now() - entered
+            inStore += MonotonicClock.nanoseconds() - entered
             // As a server's clients do, wait for answers once this many requests are in flight: a store that
             // answers on its own threads would otherwise be handed the whole phase at once.
             answers.waitUntil(below: maxOutstanding)
         }
-        let entered = SubmitterThread.now()
+        let entered = MonotonicClock.nanoseconds()
         batch?.flush()
-        inStore += SubmitterThread.now() - entered
+        inStore += MonotonicClock.nanoseconds() - entered
         timing.add(inStoreNanoseconds: inStore)
         answers.waitForAll()
         if let failure = answers.firstFailure { throw StoreError("bench: \(failure)") }

@@ -18,9 +18,6 @@ enum SubmitterThread {
     /// Whether the calling thread is a submitter.
     static var isCurrent: Bool { pthread_getspecific(key) != nil }
 
-    /// CLOCK_MONOTONIC nanoseconds.
-    static func now() -> UInt64 { nanoseconds(CLOCK_MONOTONIC) }
-
     /// Burns `microseconds` of this thread's CPU time: a signature check's worth of work, however long the thread
     /// is preempted meanwhile.
     static func spin(microseconds: Int) {

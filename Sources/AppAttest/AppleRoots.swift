@@ -1,13 +1,15 @@
+import Basics
+
 /// Apple's root certificates, pinned in the binary so that no file on disk (and no certificate inside a message) can
 /// substitute for them. Their SHA-256 fingerprints are checked by the tests against Apple's published values.
 public enum AppleRoots {
     /// Apple App Attestation Root CA (P-384, 2020-03-18 to 2045-03-15), the anchor of every attestation chain.
     /// SHA-256 fingerprint 1C:B9:82:3B:A2:8B:A6:AD:2D:33:A0:06:94:1D:E2:AE:4F:51:3E:F1:D4:E8:31:B9:F7:E0:FA:7B:62:42:C9:32.
-    public static let appAttestationRootDER: [[UInt8]] = [Base64.decode(appAttestationRootBase64)!]
+    public static let appAttestationRootDER: [[UInt8]] = [Base64.standard.decode(appAttestationRootBase64)!]
 
     /// Apple Root CA - G3 (P-384, 2014-04-30 to 2039-04-30), the anchor of App Attest receipts.
     /// SHA-256 fingerprint 63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79.
-    public static let rootCAG3DER: [[UInt8]] = [Base64.decode(rootCAG3Base64)!]
+    public static let rootCAG3DER: [[UInt8]] = [Base64.standard.decode(rootCAG3Base64)!]
 
     private static let appAttestationRootBase64 =
         "MIICITCCAaegAwIBAgIQC/O+DvHN0uD7jG5yH2IXmDAKBggqhkjOPQQDAzBSMSYwJAYDVQQDDB1BcHBsZSBBcHAgQXR0ZXN0YXRpb24gUm9vdCBDQT"

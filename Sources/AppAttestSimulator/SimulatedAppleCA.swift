@@ -1,3 +1,5 @@
+import Basics
+
 /// A test certificate hierarchy shaped like Apple's App Attestation CA: a self-signed P-384 root and a P-384
 /// intermediate (CA, path length 0) signed with ecdsa-with-SHA384, which signs 3-day P-256 credential
 /// certificates with ecdsa-with-SHA256.
@@ -35,9 +37,9 @@ public final class SimulatedAppleCA: Sendable {
         validUntil: Int64? = nil,
         intermediateValidUntil: Int64? = nil
     ) {
-        let now = SimulatedClock.now
-        let notBefore = validFrom ?? now - 10 * 365 * SimulatedClock.day
-        let notAfter = validUntil ?? now + 20 * 365 * SimulatedClock.day
+        let now = TimeSource.system.unixSeconds()
+        let notBefore = validFrom ?? now - 10 * 365 * 86_400
+        let notAfter = validUntil ?? now + 20 * 365 * 86_400
         let rootKey = ECKeyPair(curve: .p384)
         self.rootKey = rootKey
         root = IssuedCertificate(

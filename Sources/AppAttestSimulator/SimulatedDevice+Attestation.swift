@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 
 extension SimulatedDevice {
@@ -9,7 +10,7 @@ extension SimulatedDevice {
         extensions: SimulatedExtensions? = nil,
         options: AttestationOptions = AttestationOptions()
     ) -> SimulatedAttestation {
-        let issuedAt = options.issuedAt ?? SimulatedClock.now
+        let issuedAt = options.issuedAt ?? TimeSource.system.unixSeconds()
         let authenticatorData = attestationAuthenticatorData(key, extensions: extensions ?? self.extensions, options: options)
         let nonce = SHA256.hash(authenticatorData, clientDataHash)
 
@@ -28,13 +29,13 @@ extension SimulatedDevice {
         case .omitted: break
         }
         let issuer = options.issuingCA ?? ca
-        let notBefore = options.certificateNotBefore ?? issuedAt - SimulatedClock.day
+        let notBefore = options.certificateNotBefore ?? issuedAt - 86_400
         let leaf = issuer.credentialCertificate(
             subjectKey: certified.pair,
             commonName: Self.hex(certified.keyID),
             extensions: certificateExtensions,
             notBefore: notBefore,
-            notAfter: options.certificateNotAfter ?? notBefore + 3 * SimulatedClock.day)
+            notAfter: options.certificateNotAfter ?? notBefore + 3 * 86_400)
         var chain = [leaf.der, issuer.intermediateDER]
         if let rewrite = options.x5c { chain = rewrite(chain) }
 

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 extension SimulatedKey {
@@ -32,7 +33,7 @@ extension SimulatedKey {
     /// Saves the key and its current counter to `path` (JSON, mode 0600), replacing the file atomically.
     public func write(to path: String) throws(SimulatorFileError) {
         let file = File(
-            keyId: keyIDBase64, publicKey: Base64Text.standard(publicKey), privateKey: pair.privateKeyPEM, counter: counter)
+            keyId: keyIDBase64, publicKey: Base64.standard.encode(publicKey), privateKey: pair.privateKeyPEM, counter: counter)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Synchronization
 
@@ -11,12 +12,12 @@ public final class SimulatedKey: Sendable {
     /// The uncompressed public point `04 || X || Y` (65 bytes).
     public let publicKey: [UInt8]
     /// `keyID` in standard base64 (44 characters), as the app sends it.
-    public var keyIDBase64: String { Base64Text.standard(keyID) }
+    public var keyIDBase64: String { Base64.standard.encode(keyID) }
     /// The DER SubjectPublicKeyInfo of `publicKey`, for callers that store keys as PEM or SPKI.
     public var subjectPublicKeyInfoDER: [UInt8] { pair.subjectPublicKeyInfoDER }
     /// `publicKey` as a PEM `PUBLIC KEY` block, for tools that read key files.
     public var publicKeyPEM: String {
-        let body = Base64Text.standard(subjectPublicKeyInfoDER)
+        let body = Base64.standard.encode(subjectPublicKeyInfoDER)
         let lines = stride(from: 0, to: body.count, by: 64).map { offset in
             let start = body.index(body.startIndex, offsetBy: offset)
             return String(body[start..<(body.index(start, offsetBy: 64, limitedBy: body.endIndex) ?? body.endIndex)])

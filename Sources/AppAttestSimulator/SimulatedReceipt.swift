@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 
 /// The payload of an App Attest receipt: a SET OF `{type INTEGER, version INTEGER, value OCTET STRING}`.
@@ -75,7 +76,7 @@ public struct SimulatedReceipt: Sendable {
             Field(type: FieldType.receiptType, value: Array("ATTEST".utf8)),
             Field(type: FieldType.environment, value: Array(environment.receiptEnvironment.utf8)),
             Field(type: FieldType.creationTime, value: time(createdAt)),
-            Field(type: FieldType.expirationTime, value: time(createdAt + 90 * SimulatedClock.day * 1000)),
+            Field(type: FieldType.expirationTime, value: time(createdAt + 90 * 86_400 * 1000)),
         ])
     }
 
@@ -94,13 +95,15 @@ public struct SimulatedReceipt: Sendable {
             environment: environment, createdAt: createdAt)
         receipt[FieldType.receiptType] = Array("RECEIPT".utf8)
         receipt[FieldType.riskMetric] = Array(String(riskMetric).utf8)
-        receipt[FieldType.notBefore] = time(createdAt + SimulatedClock.day * 1000)
+        receipt[FieldType.notBefore] = time(createdAt + 86_400 * 1000)
         return receipt
     }
 
     /// An ISO 8601 time with milliseconds, as receipt fields 12, 19 and 21 hold it.
     public static func time(_ milliseconds: Int64) -> [UInt8] {
-        Array(ISO8601Milliseconds.string(fromMilliseconds: milliseconds).utf8)
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        return Array(RFC3339.format(
+            unixSeconds: seconds, nanoseconds: Int32(milliseconds - seconds * 1000) * 1_000_000, fraction: .milliseconds).utf8)
     }
 
     /// The DER payload: the SET OF attributes, sorted.
@@ -112,6 +115,6 @@ public struct SimulatedReceipt: Sendable {
 
     /// 88 base64 characters, like Apple's opaque field 5.
     private static func randomToken() -> [UInt8] {
-        Array(Base64Text.standard(SecureRandom.bytes(count: 66)).utf8)
+        Array(Base64.standard.encode(SecureRandom.bytes(count: 66)).utf8)
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 internal import COpenSSL
 
 /// A test hierarchy shaped like the one that signs App Attest receipts: a self-signed P-384 "Root CA - G3", a
@@ -45,9 +46,9 @@ public final class SimulatedReceiptCA: Sendable {
     /// default ten years back to twenty years ahead); `signerValidUntil` lets a test expire the signing
     /// certificate alone.
     public init(name: String = "Simulated", validFrom: Int64? = nil, validUntil: Int64? = nil, signerValidUntil: Int64? = nil) {
-        let now = SimulatedClock.now
-        let notBefore = validFrom ?? now - 10 * 365 * SimulatedClock.day
-        let notAfter = validUntil ?? now + 20 * 365 * SimulatedClock.day
+        let now = TimeSource.system.unixSeconds()
+        let notBefore = validFrom ?? now - 10 * 365 * 86_400
+        let notAfter = validUntil ?? now + 20 * 365 * 86_400
         let rootKey = ECKeyPair(curve: .p384)
         self.rootKey = rootKey
         root = IssuedCertificate(

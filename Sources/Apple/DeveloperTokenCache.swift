@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Synchronization
 import Tokens
@@ -7,18 +8,18 @@ import Tokens
 /// ``renewalAge``, well inside the hour.
 final class DeveloperTokenCache: Sendable {
     private let credentials: DeveloperCredentials
-    private let now: @Sendable () -> Int64
+    private let clock: TimeSource
     private let cached = Mutex<(token: String, issuedAt: Int64)?>(nil)
     /// 30 minutes: between Apple's 20-minute floor and its one-hour limit, with room for clock skew.
     static let renewalAge: Int64 = 30 * 60
 
-    init(credentials: DeveloperCredentials, now: @escaping @Sendable () -> Int64) {
+    init(credentials: DeveloperCredentials, clock: TimeSource) {
         self.credentials = credentials
-        self.now = now
+        self.clock = clock
     }
 
     func token() throws(AppleError) -> String {
-        let time = now()
+        let time = clock.unixSeconds()
         if let cached = cached.withLock({ $0 }), time - cached.issuedAt < Self.renewalAge, time >= cached.issuedAt {
             return cached.token
         }

@@ -1,3 +1,4 @@
+public import Basics
 import Foundation
 import Observability
 
@@ -7,23 +8,21 @@ public final class DeviceCheckClient: Sendable {
     private let baseURL: String
     private let tokens: DeveloperTokenCache
     private let http: AppleHTTPClient
-    private let nowMillis: @Sendable () -> Int64
+    private let clock: TimeSource
 
     /// - Parameters:
     ///   - baseURL: `https://api.devicecheck.apple.com`, `https://api.development.devicecheck.apple.com`, or a
     ///     stand-in; a trailing slash is ignored.
-    ///   - now: the clock, in Unix milliseconds (requests carry it; the JWT's `iat` is its seconds); nil for the
-    ///     system clock.
+    ///   - clock: the time requests carry (Unix milliseconds) and the JWT's `iat` (its seconds).
     public init(
         baseURL: String, credentials: DeveloperCredentials, options: AppleTransportOptions = AppleTransportOptions(),
-        now: (@Sendable () -> Int64)? = nil
+        clock: TimeSource = .system
     ) {
-        let now = now ?? { Int64(Date().timeIntervalSince1970 * 1000) }
         var baseURL = baseURL
         while baseURL.hasSuffix("/") { baseURL.removeLast() }
         self.baseURL = baseURL
-        self.nowMillis = now
-        self.tokens = DeveloperTokenCache(credentials: credentials, now: { now() / 1000 })
+        self.clock = clock
+        self.tokens = DeveloperTokenCache(credentials: credentials, clock: clock)
         self.http = AppleHTTPClient(options: options)
     }
 
@@ -74,7 +73,7 @@ public final class DeviceCheckClient: Sendable {
             // Every attempt, retries included, gets a fresh transaction id and the current time in milliseconds.
             var body = "{\"device_token\":"
             JSONString.append(deviceToken, to: &body)
-            body += ",\"transaction_id\":\"\(UUID().uuidString)\",\"timestamp\":\(nowMillis())\(extra)}"
+            body += ",\"transaction_id\":\"\(UUID().uuidString)\",\"timestamp\":\(clock.unixMilliseconds())\(extra)}"
             return Array(body.utf8)
         }
     }

@@ -1,3 +1,4 @@
+public import Basics
 import Foundation
 
 /// App Attest's fraud-risk metric endpoint (`POST /v1/attestationData`) for one developer key: posts a receipt,
@@ -15,15 +16,15 @@ public final class RiskMetricClient: Sendable {
 
     /// - Parameters:
     ///   - baseURL: one of the two hosts above, or a stand-in; `/v1/attestationData` is appended.
-    ///   - now: the clock in Unix seconds (the JWT's `iat`); nil for the system clock.
+    ///   - clock: the time of the JWT's `iat`.
     public init(
         baseURL: String, credentials: DeveloperCredentials, options: AppleTransportOptions = AppleTransportOptions(),
-        now: (@Sendable () -> Int64)? = nil
+        clock: TimeSource = .system
     ) {
         var baseURL = baseURL
         while baseURL.hasSuffix("/") { baseURL.removeLast() }
         endpoint = baseURL + "/v1/attestationData"
-        tokens = DeveloperTokenCache(credentials: credentials, now: now ?? { Int64(Date().timeIntervalSince1970) })
+        tokens = DeveloperTokenCache(credentials: credentials, clock: clock)
         http = AppleHTTPClient(options: options)
     }
 
@@ -32,17 +33,17 @@ public final class RiskMetricClient: Sendable {
     /// attempts or the deadline run out (`.unavailable`).
     public func refresh(receipt: [UInt8], deadline: ContinuousClock.Instant) throws(AppleError) -> RiskMetricAnswer {
         let jwt = try tokens.token()
-        let body = Array(Data(receipt).base64EncodedString().utf8)
+        let body = Array(Base64.standard.encode(receipt).utf8)
         let response = try http.post(
             url: endpoint, headers: ["Authorization: \(jwt)", "Content-Type: base64"], deadline: deadline
         ) { body }
         switch response.status {
         case 200:
             let text = response.text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let data = Data(base64Encoded: text), !data.isEmpty else {
+            guard let receipt = Base64.standard.decode(text), !receipt.isEmpty else {
                 throw AppleError(.unexpectedResponse, "attestationData answered 200 without a base64 receipt", status: 200)
             }
-            return .newReceipt(Array(data))
+            return .newReceipt(receipt)
         case 304: return .notModified
         case 404: return .noData
         case 401: throw AppleError(.authorizationRejected, "Apple answered 401: \(response.text.prefix(200))", status: 401)

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTP
 import Observability
@@ -69,7 +70,7 @@ final class AppleStandInHandler: HTTPHandler {
         case nil:
             break
         }
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = TimeSource.system.unixSeconds()
         if path == "/v1/attestationData" { return (attestationData(request, now: now), delay) }
         return (deviceCheck(path: path, request, now: now), delay)
     }
@@ -124,10 +125,10 @@ final class AppleStandInHandler: HTTPHandler {
             return Self.text(401, "Unable to verify authorization token")
         }
         let text = String(decoding: request.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let receipt = StandardBase64.decode(text) else { return Self.text(400, "Bad Payload") }
+        guard !text.isEmpty, let receipt = Base64.standard.decode(text) else { return Self.text(400, "Bad Payload") }
         guard let riskMetric else { return Self.text(404, "Not Found") }
         switch riskMetric.refresh(receipt, team: team, now: now) {
-        case .newReceipt(let der): return Self.text(200, StandardBase64.encode(der))
+        case .newReceipt(let der): return Self.text(200, Base64.standard.encode(der))
         case .notModified: return HTTPResponse(status: 304)
         case .noData: return Self.text(404, "Not Found")
         case .badPayload: return Self.text(400, "Bad Payload")
@@ -187,11 +188,8 @@ final class AppleStandInHandler: HTTPHandler {
     }
 
     static func month(_ unixSeconds: Int64) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month], from: Date(timeIntervalSince1970: TimeInterval(unixSeconds)))
-        let month = parts.month ?? 1
-        return "\(parts.year ?? 1970)-\(month < 10 ? "0" : "")\(month)"
+        let date = CivilDate(unixSeconds: unixSeconds)
+        return "\(date.year)-\(date.month < 10 ? "0" : "")\(date.month)"
     }
 
     static func text(_ status: Int, _ text: String) -> HTTPResponse {

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 
@@ -23,8 +24,8 @@ struct DeveloperTokenCheck: Sendable {
         guard let token, !token.isEmpty else { return .malformed }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]),
+              let headerBytes = Base64.url.decode(parts[0]), let claimBytes = Base64.url.decode(parts[1]),
+              let signature = Base64.url.decode(parts[2]),
               let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any],
               let claims = try? JSONSerialization.jsonObject(with: Data(claimBytes)) as? [String: Any]
         else { return .malformed }

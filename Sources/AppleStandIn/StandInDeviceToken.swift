@@ -1,3 +1,5 @@
+import Basics
+
 /// The device tokens the stand-in recognises, in place of the opaque ones `DCDevice.generateToken` returns:
 /// standard base64 of a magic prefix, an environment letter, a validity letter and the device's identity. Tests
 /// and scripts make them with ``base64``; anything else is refused like a garbled token.
@@ -24,12 +26,12 @@ public struct StandInDeviceToken: Sendable, Hashable {
         bytes.append(environment == .development ? UInt8(ascii: "D") : UInt8(ascii: "P"))
         bytes.append(isExpired ? UInt8(ascii: "X") : UInt8(ascii: "V"))
         bytes.append(contentsOf: deviceID.utf8)
-        return StandardBase64.encode(bytes)
+        return Base64.standard.encode(bytes)
     }
 
     /// Reads a token made by ``base64``; nil for anything else.
     public init?(base64 text: String) {
-        guard let bytes = StandardBase64.decode(text), bytes.count > Self.magic.count + 2,
+        guard let bytes = Base64.standard.decode(text), bytes.count > Self.magic.count + 2,
               bytes.starts(with: Self.magic)
         else { return nil }
         let environmentByte = bytes[Self.magic.count]

@@ -1,3 +1,4 @@
+import Basics
 internal import COpenSSL
 internal import CShims
 #if canImport(Glibc)
@@ -100,8 +101,10 @@ public final class Certificate: @unchecked Sendable {
 
     static func unixTime(_ time: UnsafePointer<ASN1_TIME>?) -> Int64 {
         var broken = tm()
-        guard let time, ASN1_TIME_to_tm(time, &broken) == 1 else { return 0 }
-        return Int64(timegm(&broken))
+        guard let time, ASN1_TIME_to_tm(time, &broken) == 1,
+              let date = CivilDate(year: Int64(broken.tm_year) + 1900, month: Int64(broken.tm_mon) + 1, day: Int64(broken.tm_mday))
+        else { return 0 }
+        return date.daysSince1970 * 86_400 + Int64(broken.tm_hour) * 3600 + Int64(broken.tm_min) * 60 + Int64(broken.tm_sec)
     }
 
     private static func oneLine(_ name: OpaquePointer?) -> String {

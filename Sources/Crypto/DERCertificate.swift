@@ -1,3 +1,5 @@
+import Basics
+
 /// The fields of an X.509 certificate read straight from its DER, without OpenSSL.
 ///
 /// OpenSSL 3.0 spends far longer decoding a certificate (its public key goes through the provider decoders) than
@@ -194,11 +196,10 @@ public struct DERCertificate: Sendable {
         }
         let month = number(yearDigits, 2), day = number(yearDigits + 2, 2)
         let hour = number(yearDigits + 4, 2), minute = number(yearDigits + 6, 2), second = number(yearDigits + 8, 2)
-        guard (1...12).contains(month), (1...CivilCalendar.daysIn(month: month, year: year)).contains(day),
+        guard let date = CivilDate(year: Int64(year), month: Int64(month), day: Int64(day)),
               hour < 24, minute < 60, second < 60
         else { throw refusal("\(field): \(kind) \"\(String(decoding: text, as: UTF8.self))\" is not a time") }
-        return CivilCalendar.days(year: year, month: month, day: day) * 86_400
-            + Int64(hour * 3600 + minute * 60 + second)
+        return date.daysSince1970 * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
     // MARK: Fields
@@ -328,27 +329,6 @@ public struct DERCertificate: Sendable {
 
         func end(_ field: String) throws(CryptoError) {
             guard reader.isAtEnd else { throw refusal("\(field): bytes after its last field") }
-        }
-    }
-}
-
-/// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm, exact).
-enum CivilCalendar {
-    static func days(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = Int64((month + 9) % 12)
-        let doy = (153 * mp + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
         }
     }
 }

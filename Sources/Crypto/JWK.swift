@@ -1,3 +1,5 @@
+import Basics
+
 /// A public JSON Web Key (RFC 7517) for a signing key: RSA (`n`, `e`) or EC P-256 (`crv`, `x`, `y`), every
 /// binary member in unpadded base64url. `kid` is the key's RFC 7638 thumbprint.
 public struct JWK: Sendable, Hashable {
@@ -37,7 +39,7 @@ public struct JWK: Sendable, Hashable {
         self.x = x
         self.y = y
         let thumbprintInput = Self.thumbprintInput(kty: kty, n: n, e: e, crv: crv, x: x, y: y)
-        self.kid = Base64URL.encode(SHA256.hash(Array(thumbprintInput.utf8)))
+        self.kid = Base64.url.encode(SHA256.hash(Array(thumbprintInput.utf8)))
     }
 
     /// The key as a JSON object: `{"kty":…,"use":"sig","alg":…,"kid":…,"n":…,"e":…}` or with `crv`/`x`/`y`.

@@ -1,3 +1,4 @@
+import Basics
 internal import COpenSSL
 
 /// A public key that checks JWS signatures: RSA (2048 bits or more) for RS256, or EC P-256 for ES256.
@@ -77,7 +78,7 @@ public final class JWSPublicKey: @unchecked Sendable {
             guard EVP_PKEY_get_bits(key) >= 2048,
                   let n = bigNumberParameter(key, "n", width: nil), let e = bigNumberParameter(key, "e", width: nil)
             else { return nil }
-            return (.rs256, .rsa(n: Base64URL.encode(n), e: Base64URL.encode(e)))
+            return (.rs256, .rsa(n: Base64.url.encode(n), e: Base64.url.encode(e)))
         case EVP_PKEY_EC:
             var name = [CChar](repeating: 0, count: 64)
             var length = 0
@@ -85,7 +86,7 @@ public final class JWSPublicKey: @unchecked Sendable {
                   String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "prime256v1",
                   let x = bigNumberParameter(key, "qx", width: 32), let y = bigNumberParameter(key, "qy", width: 32)
             else { return nil }
-            return (.es256, .p256(x: Base64URL.encode(x), y: Base64URL.encode(y)))
+            return (.es256, .p256(x: Base64.url.encode(x), y: Base64.url.encode(y)))
         default:
             return nil
         }

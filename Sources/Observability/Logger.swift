@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Basics
 import Synchronization
 
 /// A structured logger: each record is one JSON object on one line of standard error, so that log shippers can
@@ -71,20 +72,11 @@ public struct Logger: Sendable {
 
     private static let globalLevel = Atomic<Int>(LogLevel.info.rawValue)
 
-    /// RFC 3339 UTC time with milliseconds, from the realtime clock.
+    /// RFC 3339 UTC time with milliseconds, from the wall clock.
     static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = time_t(now.tv_sec)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
-            + "\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+        let now = TimeSource.system.unixNanoseconds()
+        return RFC3339.format(
+            unixSeconds: now / 1_000_000_000, nanoseconds: Int32(now % 1_000_000_000), fraction: .milliseconds)
     }
 }
 

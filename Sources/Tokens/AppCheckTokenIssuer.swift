@@ -1,3 +1,4 @@
+import Basics
 public import Crypto
 
 /// Mints App Check tokens: JWTs that the Firebase Admin SDKs and any JWT library accept against our JWKS.
@@ -26,7 +27,7 @@ public struct AppCheckTokenIssuer: Sendable {
     ) throws(PrivateKeyError) -> MintedAppCheckToken {
         let signer = keys.signing
         var jtiBytes = [UInt8]()
-        Base64URL.append(SecureRandom.bytes(count: 16), to: &jtiBytes)
+        Base64.url.append(SecureRandom.bytes(count: 16), to: &jtiBytes)
         let expiresAt = now + lifetime.seconds
 
         var claims = [UInt8]()
@@ -56,10 +57,10 @@ public struct AppCheckTokenIssuer: Sendable {
         token.reserveCapacity(signer.encodedHeader.count + claims.count * 4 / 3 + 360)
         token.append(contentsOf: signer.encodedHeader)
         token.append(UInt8(ascii: "."))
-        Base64URL.append(claims, to: &token)
+        Base64.url.append(claims, to: &token)
         let signature = try signer.privateKey.sign(token)
         token.append(UInt8(ascii: "."))
-        Base64URL.append(signature, to: &token)
+        Base64.url.append(signature, to: &token)
         let jti = String(decoding: jtiBytes, as: UTF8.self)
         return MintedAppCheckToken(
             token: String(decoding: token, as: UTF8.self), lifetime: lifetime, issuedAt: now, expiresAt: expiresAt, jti: jti)

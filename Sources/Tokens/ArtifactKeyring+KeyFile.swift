@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 extension ArtifactKeyring {
@@ -17,8 +18,8 @@ extension ArtifactKeyring {
         }
         var keys = [ArtifactKey]()
         for entry in file.keys {
-            guard (0...255).contains(entry.version), let secret = Data(base64Encoded: entry.key),
-                  let key = ArtifactKey(version: UInt8(entry.version), secret: [UInt8](secret))
+            guard (0...255).contains(entry.version), let secret = Base64.standard.decode(entry.key),
+                  let key = ArtifactKey(version: UInt8(entry.version), secret: secret)
             else { throw .invalidKey }
             keys.append(key)
         }

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 
 /// A JWS in compact serialization (RFC 7515 §7.1), split and decoded but not yet trusted:
@@ -24,9 +25,9 @@ struct CompactJWS {
               let firstDot = bytes.firstIndex(of: UInt8(ascii: ".")),
               let secondDot = bytes[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
               !bytes[(secondDot + 1)...].contains(UInt8(ascii: ".")),
-              let headerJSON = Base64URL.decode(utf8: bytes[..<firstDot]),
-              let payload = Base64URL.decode(utf8: bytes[(firstDot + 1)..<secondDot]),
-              let signature = Base64URL.decode(utf8: bytes[(secondDot + 1)...]),
+              let headerJSON = Base64.url.decode(utf8: bytes[..<firstDot]),
+              let payload = Base64.url.decode(utf8: bytes[(firstDot + 1)..<secondDot]),
+              let signature = Base64.url.decode(utf8: bytes[(secondDot + 1)...]),
               let header = JWTObject(headerJSON), let algorithm = header.string("alg")
         else { return nil }
         self.algorithm = algorithm

@@ -1,3 +1,4 @@
+import Basics
 public import Crypto
 
 /// Signing of arbitrary compact JWS values, for JWTs whose shape is not an App Check token's (for example the
@@ -9,12 +10,12 @@ public enum JWS {
     ///   - claims: the payload's JSON.
     public static func sign(header: String, claims: String, with key: PrivateKey) throws(PrivateKeyError) -> String {
         var token = [UInt8]()
-        Base64URL.append(Array(header.utf8), to: &token)
+        Base64.url.append(Array(header.utf8), to: &token)
         token.append(UInt8(ascii: "."))
-        Base64URL.append(Array(claims.utf8), to: &token)
+        Base64.url.append(Array(claims.utf8), to: &token)
         let signature = try key.sign(token)
         token.append(UInt8(ascii: "."))
-        Base64URL.append(signature, to: &token)
+        Base64.url.append(signature, to: &token)
         return String(decoding: token, as: UTF8.self)
     }
 }

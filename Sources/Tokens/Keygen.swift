@@ -1,3 +1,4 @@
+import Basics
 public import Crypto
 import FoundationEssentials
 #if canImport(Glibc)
@@ -44,17 +45,17 @@ public enum Keygen {
 
     /// A challenge key file's JSON with one fresh key, id 1.
     public static func challengeKeyJSON() -> String {
-        "{\"keys\":[{\"id\":1,\"secret\":\"\(Data(SecureRandom.bytes(count: 32)).base64EncodedString())\"}]}\n"
+        "{\"keys\":[{\"id\":1,\"secret\":\"\(Base64.standard.encode(SecureRandom.bytes(count: 32)))\"}]}\n"
     }
 
     /// A TLS session ticket key file's JSON with one fresh key, id 1 (the same layout as the challenge key file's).
     public static func sessionTicketKeyJSON() -> String {
-        "{\"keys\":[{\"id\":1,\"secret\":\"\(Data(SecureRandom.bytes(count: 32)).base64EncodedString())\"}]}\n"
+        "{\"keys\":[{\"id\":1,\"secret\":\"\(Base64.standard.encode(SecureRandom.bytes(count: 32)))\"}]}\n"
     }
 
     /// An artifact key file's JSON with one fresh key, version 1.
     public static func artifactKeyJSON() -> String {
-        let key = Data(SecureRandom.bytes(count: AESGCM.keyCount)).base64EncodedString()
+        let key = Base64.standard.encode(SecureRandom.bytes(count: AESGCM.keyCount))
         return "{\"keys\":[{\"version\":1,\"key\":\"\(key)\"}]}\n"
     }
 

@@ -1,3 +1,4 @@
+import Basics
 public import Crypto
 
 /// The token signing keys: the newest (last) signs, and all are published in the JWKS, so a key rotates by
@@ -17,7 +18,7 @@ public struct SigningKeySet: Sendable {
             let jwk = privateKey.publicKey.jwk
             let header = "{\"alg\":\"\(jwk.alg)\",\"typ\":\"JWT\",\"kid\":\"\(jwk.kid)\"}"
             var encoded = [UInt8]()
-            Base64URL.append(Array(header.utf8), to: &encoded)
+            Base64.url.append(Array(header.utf8), to: &encoded)
             self.encodedHeader = encoded
         }
     }

@@ -1,5 +1,6 @@
 import AppAttest
 import AppAttestSimulator
+import Basics
 
 /// `attestd-sim assert`: an assertion over SHA256(clientData) with a saved key, advancing its saved counter.
 enum AssertCommand {
@@ -14,7 +15,7 @@ enum AssertCommand {
         let session = try SimulatorSession(directory: directory, appID: appID)
         let assertion = try session.assert(clientData: clientData, keyFile: keyFile, counter: counter)
         return JSONObject([
-            ("assertion", .string(Base64.encode(assertion.object))),
+            ("assertion", .string(Base64.standard.encode(assertion.object))),
             ("counter", .integer(Int64(assertion.counter))),
         ])
     }

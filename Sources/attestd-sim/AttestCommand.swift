@@ -1,5 +1,6 @@
 import AppAttest
 import AppAttestSimulator
+import Basics
 
 /// `attestd-sim attest`: a new key, saved to a key file, attested over SHA256(challenge).
 enum AttestCommand {
@@ -22,8 +23,8 @@ enum AttestCommand {
         let (key, attestation) = try session.attestNewKey(challenge: challenge, keyFile: keyFile)
         return JSONObject([
             ("keyId", .string(key.keyIDBase64)),
-            ("attestation", .string(Base64.encode(attestation))),
-            ("publicKey", .string(Base64.encode(key.publicKey))),
+            ("attestation", .string(Base64.standard.encode(attestation))),
+            ("publicKey", .string(Base64.standard.encode(key.publicKey))),
         ])
     }
 }

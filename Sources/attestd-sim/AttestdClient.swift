@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 import FoundationEssentials
 
 /// attestd's App Attest REST calls, sent as the Firebase iOS SDK sends them: POST, snake_case JSON keys, standard
@@ -43,18 +44,18 @@ struct AttestdClient {
 
     func exchangeAttestation(keyID: [UInt8], attestation: [UInt8], challenge: [UInt8]) throws(CommandError) -> AttestationExchange {
         try post(":exchangeAppAttestAttestation", body: JSONObject([
-            ("key_id", .string(Base64.encode(keyID))),
-            ("attestation_statement", .string(Base64.encode(attestation))),
-            ("challenge", .string(Base64.encode(challenge))),
+            ("key_id", .string(Base64.standard.encode(keyID))),
+            ("attestation_statement", .string(Base64.standard.encode(attestation))),
+            ("challenge", .string(Base64.standard.encode(challenge))),
             ("limited_use", .bool(false)),
         ]))
     }
 
     func exchangeAssertion(artifact: [UInt8], challenge: [UInt8], assertion: [UInt8]) throws(CommandError) -> Token {
         try post(":exchangeAppAttestAssertion", body: JSONObject([
-            ("artifact", .string(Base64.encode(artifact))),
-            ("challenge", .string(Base64.encode(challenge))),
-            ("assertion", .string(Base64.encode(assertion))),
+            ("artifact", .string(Base64.standard.encode(artifact))),
+            ("challenge", .string(Base64.standard.encode(challenge))),
+            ("assertion", .string(Base64.standard.encode(assertion))),
             ("limited_use", .bool(false)),
         ]))
     }

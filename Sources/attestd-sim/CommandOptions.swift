@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 
 /// A subcommand's `--name value` options and bare `--flag`s, refusing anything it does not know so that a typo
 /// never silently changes what the simulated device does.
@@ -38,7 +39,7 @@ struct CommandOptions {
 
     /// The bytes of a base64 option (standard or URL-safe, padding optional).
     func base64(_ name: String) throws(CommandError) -> [UInt8] {
-        guard let bytes = Base64.decode(try required(name)) else { throw .usage("\(name) is not base64") }
+        guard let bytes = Base64.either.decode(try required(name)) else { throw .usage("\(name) is not base64") }
         return bytes
     }
 

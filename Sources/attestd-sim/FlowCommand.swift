@@ -1,5 +1,6 @@
 import AppAttest
 import AppAttestSimulator
+import Basics
 import Crypto
 
 /// `attestd-sim flow`: the whole device flow against a running attestd, printed step by step: challenge,
@@ -66,7 +67,7 @@ enum FlowCommand {
     }
 
     private static func decode(_ text: String, _ field: String) throws(CommandError) -> [UInt8] {
-        guard let bytes = Base64.decode(text), !bytes.isEmpty else { throw .failure("the server's \(field) is not base64: \(text)") }
+        guard let bytes = Base64.either.decode(text), !bytes.isEmpty else { throw .failure("the server's \(field) is not base64: \(text)") }
         return bytes
     }
 

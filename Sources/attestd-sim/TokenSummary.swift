@@ -1,8 +1,6 @@
 import AppAttest
+import Basics
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What a person wants to see of an App Check token: its header and claims, decoded (not verified: attestd's
 /// JWKS is what a backend verifies against).
@@ -26,7 +24,7 @@ struct TokenSummary {
     /// one token to the next.
     static func lines(_ token: String, detailed: Bool) -> [String] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Base64.decode(parts[0]), let claimBytes = Base64.decode(parts[1]) else {
+        guard parts.count == 3, let headerBytes = Base64.either.decode(parts[0]), let claimBytes = Base64.either.decode(parts[1]) else {
             return ["(not a compact JWS)"]
         }
         guard let claims = try? JSONDecoder().decode(Claims.self, from: Data(claimBytes)) else {
@@ -49,11 +47,6 @@ struct TokenSummary {
     /// Unix seconds as `2026-11-29T16:20:50Z`.
     private static func utc(_ seconds: Int64?) -> String {
         guard let seconds else { return "-" }
-        var time = time_t(seconds)
-        var parts = tm()
-        guard gmtime_r(&time, &parts) != nil else { return String(seconds) }
-        var buffer = [CChar](repeating: 0, count: 32)
-        let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
-        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return RFC3339.format(unixSeconds: seconds)
     }
 }

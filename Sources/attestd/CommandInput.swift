@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 import Crypto
 #if canImport(Glibc)
 import Glibc
@@ -68,7 +69,7 @@ struct CommandInput {
     /// The bytes a base64 option names (standard or URL-safe, padding optional).
     func base64(_ name: String) throws(UsageError) -> [UInt8]? {
         guard let text = value(name) else { return nil }
-        guard let bytes = Base64.decode(text) else { throw UsageError("\(name) is not base64") }
+        guard let bytes = Base64.either.decode(text) else { throw UsageError("\(name) is not base64") }
         return bytes
     }
 
@@ -102,7 +103,7 @@ struct CommandInput {
             (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte) || (0x30...0x39).contains(byte)
                 || [0x2b, 0x2f, 0x2d, 0x5f, 0x3d].contains(byte)
         }
-        if isBase64Text, let decoded = Base64.decode(String(decoding: text, as: UTF8.self)) { return decoded }
+        if isBase64Text, let decoded = Base64.either.decode(String(decoding: text, as: UTF8.self)) { return decoded }
         return bytes
     }
 
@@ -114,7 +115,7 @@ struct CommandInput {
         var certificates: [[UInt8]] = []
         for block in text.components(separatedBy: "-----BEGIN CERTIFICATE-----").dropFirst() {
             guard let end = block.firstRange(of: "-----END CERTIFICATE-----"),
-                  let der = Base64.decode(block[..<end.lowerBound].filter { !$0.isWhitespace })
+                  let der = Base64.either.decode(block[..<end.lowerBound].filter { !$0.isWhitespace })
             else { throw UsageError("\(path) has a malformed PEM certificate") }
             certificates.append(der)
         }

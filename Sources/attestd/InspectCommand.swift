@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 import Crypto
 import Observability
 
@@ -63,9 +64,9 @@ enum InspectCommand {
             let environment = AppAttestEnvironment(aaguid: credential.aaguid)?.rawValue ?? "unknown"
             fields += [
                 ("aaguid", .string(Hex.string(credential.aaguid) + " (\(environment))")),
-                ("credentialId", .string(Base64.encode(credential.credentialID))),
+                ("credentialId", .string(Base64.standard.encode(credential.credentialID))),
                 ("publicKey", .string(Hex.string(credential.publicKey.uncompressedPoint))),
-                ("keyIdOfPublicKey", .string(Base64.encode(SHA256.hash(credential.publicKey.uncompressedPoint)))),
+                ("keyIdOfPublicKey", .string(Base64.standard.encode(SHA256.hash(credential.publicKey.uncompressedPoint)))),
             ]
         }
         var extensions: [(String, Node)] = []
@@ -85,8 +86,8 @@ enum InspectCommand {
             ("subject", .string(parsed.subject)),
             ("issuer", .string(parsed.issuer)),
             ("serialNumber", .string(parsed.serialNumberHex)),
-            ("notBefore", .string(Timestamp.string(fields.notBefore))),
-            ("notAfter", .string(Timestamp.string(fields.notAfter))),
+            ("notBefore", .string(RFC3339.format(unixSeconds: fields.notBefore))),
+            ("notAfter", .string(RFC3339.format(unixSeconds: fields.notAfter))),
             ("sha256", .string(Hex.string(SHA256.hash(der)))),
             ("publicKeyCurve", .string(parsed.publicKey?.curveName ?? "unknown")),
             ("publicKey", .string(Hex.string(fields.publicKey))),
@@ -102,11 +103,11 @@ enum InspectCommand {
     private static func receipt(_ bytes: [UInt8]) -> [(String, Node)]? {
         guard let signed = try? SignedData.decodeUnverified(bytes), let receipt = try? Receipt(payload: signed.content)
         else { return nil }
-        func time(_ value: Int64?) -> Node { value.map { .string(Timestamp.string($0)) } ?? .null }
+        func time(_ value: Int64?) -> Node { value.map { .string(RFC3339.format(unixSeconds: $0)) } ?? .null }
         return [
             ("appId", .string(receipt.appID)),
             ("attestedCertificateSha256", .string(Hex.string(SHA256.hash(receipt.attestedCertificateDER)))),
-            ("clientHash", .string(Base64.encode(receipt.clientHash))),
+            ("clientHash", .string(Base64.standard.encode(receipt.clientHash))),
             ("token", .string(receipt.token)),
             ("type", .string(receipt.type)),
             ("environment", receipt.environment.map(Node.string) ?? .null),

@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 import Crypto
 
 /// `attestd verify attestation|assertion FILE …`: verifies one object offline, for people debugging a device.
@@ -46,10 +47,10 @@ enum VerifyCommand {
         }
         var time: Int64?
         if let text = input.value("--at") {
-            guard let parsed = Timestamp.unixSeconds(text) else {
+            guard let parsed = RFC3339.parse(text), parsed.isWrittenInUTC else {
                 throw CommandInput.UsageError("--at is an ISO 8601 UTC time like 2026-04-21T18:13:12Z")
             }
-            time = parsed
+            time = parsed.unixSeconds
         }
         var anchors = AppleRoots.appAttestationRootDER
         if let path = input.value("--trust-anchor") {
@@ -72,8 +73,8 @@ enum VerifyCommand {
             print("valid attestation")
             print("app-id: \(result.appID.string)")
             print("environment: \(result.environment.rawValue)")
-            print("key-id: \(Base64.encode(result.keyID))")
-            print("public-key: \(Base64.encode(result.publicKey))")
+            print("key-id: \(Base64.standard.encode(result.keyID))")
+            print("public-key: \(Base64.standard.encode(result.publicKey))")
             print("counter: \(result.counter)")
             print("receipt: \(describe(result.receipt))")
             print("validation-category: \(result.extensions.validationCategory.map(String.init) ?? "absent")")
@@ -147,7 +148,7 @@ enum VerifyCommand {
         case .empty: "empty"
         case .unverifiable(let error): "unverifiable (\(error.description))"
         case .verified(let receipt):
-            "verified (type \(receipt.type), created \(Timestamp.string(receipt.creationTime))"
+            "verified (type \(receipt.type), created \(RFC3339.format(unixSeconds: receipt.creationTime))"
                 + (receipt.riskMetric.map { ", risk metric \($0)" } ?? "") + ")"
         }
     }

@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 import Crypto
 import Foundation
 import Testing
@@ -19,7 +20,7 @@ private enum SimulatorCLI {
         /// The bytes of a base64 member of the JSON object.
         func bytes(_ name: String) throws -> [UInt8] {
             let text = try #require(try json()[name] as? String)
-            return try #require(Base64.decode(text))
+            return try #require(Base64.either.decode(text))
         }
     }
 
@@ -68,7 +69,7 @@ struct SimulatorCLITests {
         let challenge = SecureRandom.bytes(count: 32)
         let attested = try SimulatorCLI.run([
             "attest", "--dir", directory, "--key-file", keyFile, "--app-id", appID, "--environment", "development",
-            "--challenge", Base64.encode(challenge), "--validation-category", "3", "--bundle-version", "42",
+            "--challenge", Base64.standard.encode(challenge), "--validation-category", "3", "--bundle-version", "42",
         ])
         #expect(attested.status == 0, "\(attested.stderr)")
         let keyID = try attested.bytes("keyId")
@@ -100,7 +101,7 @@ struct SimulatorCLITests {
         for expected in [UInt32(1), 2] {
             let asserted = try SimulatorCLI.run([
                 "assert", "--dir", directory, "--key-file", keyFile, "--app-id", appID,
-                "--client-data", Base64.encode(clientData),
+                "--client-data", Base64.standard.encode(clientData),
             ])
             #expect(asserted.status == 0, "\(asserted.stderr)")
             #expect(try asserted.json()["counter"] as? Int == Int(expected))
@@ -114,7 +115,7 @@ struct SimulatorCLITests {
         // --counter N writes exactly N, even going back, for replay and regression tests.
         let regressed = try SimulatorCLI.run([
             "assert", "--dir", directory, "--key-file", keyFile, "--app-id", appID,
-            "--client-data", Base64.encode(clientData), "--counter", "1",
+            "--client-data", Base64.standard.encode(clientData), "--counter", "1",
         ])
         #expect(try regressed.json()["counter"] as? Int == 1)
         let regressedAssertion = try regressed.bytes("assertion")

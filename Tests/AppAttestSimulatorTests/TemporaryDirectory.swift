@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 import Foundation
 import Testing
 
@@ -18,7 +19,7 @@ enum TemporaryDirectory {
         let body = text.components(separatedBy: "-----BEGIN CERTIFICATE-----")[1]
             .components(separatedBy: "-----END CERTIFICATE-----")[0]
             .filter { !$0.isWhitespace }
-        return try #require(Base64.decode(body))
+        return try #require(Base64.either.decode(body))
     }
 
     /// The permission bits of `path`.

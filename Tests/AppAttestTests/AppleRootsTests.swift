@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 import Crypto
 import Testing
 
@@ -16,7 +17,7 @@ struct AppleRootsTests {
         let root = try Certificate(derEncoded: AppleRoots.appAttestationRootDER[0])
         #expect(root.subject.contains("CN=Apple App Attestation Root CA"))
         #expect(root.publicKey?.curveName == "secp384r1")
-        #expect(Timestamp.string(root.notAfter) == "2045-03-15T00:00:00Z")
+        #expect(RFC3339.format(unixSeconds: root.notAfter) == "2045-03-15T00:00:00Z")
     }
 
     @Test("Apple Root CA - G3 has Apple's published SHA-256 fingerprint")

@@ -1,5 +1,6 @@
 @testable import AppCheckService
 import AppCheckMessages
+import Basics
 import GRPC
 import HTTP
 import Synchronization

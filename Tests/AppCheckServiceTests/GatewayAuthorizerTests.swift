@@ -1,4 +1,5 @@
 @testable import AppCheckService
+import Basics
 import Crypto
 import Foundation
 import GRPC
@@ -23,7 +24,7 @@ struct GatewayAuthorizerTests {
     }
 
     static func gateway(pool: VerifierPool, defaultRoute: Configuration.GatewayRoute = .init(name: "default"),
-                        store: any StateStore = MemoryStateStore(clock: { Int64(time(nil)) })) -> GatewayAuthorizer {
+                        store: any StateStore = MemoryStateStore(clock: .system)) -> GatewayAuthorizer {
         var configuration = Configuration.Gateway()
         configuration.routes = [
             .init(name: "redeem", methods: ["POST"], pathPrefix: "/redeem", limitedUse: true),

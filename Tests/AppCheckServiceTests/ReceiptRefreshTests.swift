@@ -1,4 +1,5 @@
 @testable import AppCheckService
+import Basics
 import Observability
 import Storage
 import Testing
@@ -45,14 +46,14 @@ struct ReceiptRefreshTests {
     @Test("a key of an app without a developer key is put off, counted, and not claimed again at once")
     func unconfiguredApp() throws {
         let clock = now
-        let store = MemoryStateStore(clock: { clock })
+        let store = MemoryStateStore(clock: .fixed(unixSeconds: clock))
         try store.registerKey(AttestedKeyRecord(
             keyID: [1], appID: "1:1:ios:a", environment: "development", publicKey: [4], firstSeen: now, lastSeen: now,
             receipt: [0x30]))
         let refresher = ReceiptRefresher(
             store: store, projects: [], clients: [:], receiptRoots: [],
             settings: Configuration.Receipts(enabled: true, maxPerSecond: 100, retrySeconds: 60),
-            logger: Logger(label: "test"), clock: { clock })
+            logger: Logger(label: "test"), clock: .fixed(unixSeconds: clock))
         #expect(refresher.round() == 1)
         #expect(refresher.refreshes.value(["1:1:ios:a", "notConfigured"]) == 1)
         #expect(try store.claimReceiptRefreshes(now: now, limit: 10, leaseUntil: now + 60, owner: "x").isEmpty)

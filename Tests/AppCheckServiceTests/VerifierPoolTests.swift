@@ -1,4 +1,5 @@
 @testable import AppCheckService
+import Basics
 import Foundation
 import HTTP
 import Observability

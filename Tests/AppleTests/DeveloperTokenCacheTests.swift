@@ -1,4 +1,5 @@
 @testable import Apple
+import Basics
 import Crypto
 import Foundation
 import Synchronization
@@ -16,22 +17,22 @@ struct DeveloperTokenCacheTests {
         let clock = Clock()
         let cache = DeveloperTokenCache(
             credentials: DeveloperCredentials(teamID: "TEAM123456", keyID: "KEY1234567", privateKey: key),
-            now: { clock.seconds.load(ordering: .relaxed) })
+            clock: TimeSource(unixSeconds: { clock.seconds.load(ordering: .relaxed) }))
         let first = try cache.token()
         let parts = first.split(separator: ".").map(String.init)
         #expect(parts.count == 3)
-        let header = String(decoding: try #require(Base64URL.decode(parts[0])), as: UTF8.self)
-        let claims = String(decoding: try #require(Base64URL.decode(parts[1])), as: UTF8.self)
+        let header = String(decoding: try #require(Base64.url.decode(parts[0])), as: UTF8.self)
+        let claims = String(decoding: try #require(Base64.url.decode(parts[1])), as: UTF8.self)
         #expect(header == #"{"alg":"ES256","kid":"KEY1234567"}"#)
         #expect(claims == #"{"iss":"TEAM123456","iat":1800000000}"#)
-        #expect(key.publicKey.isValidSignature(try #require(Base64URL.decode(parts[2])), for: Array("\(parts[0]).\(parts[1])".utf8)))
+        #expect(key.publicKey.isValidSignature(try #require(Base64.url.decode(parts[2])), for: Array("\(parts[0]).\(parts[1])".utf8)))
 
         clock.seconds.add(29 * 60, ordering: .relaxed)
         #expect(try cache.token() == first)
         clock.seconds.add(2 * 60, ordering: .relaxed)
         let renewed = try cache.token()
         #expect(renewed != first)
-        let renewedClaims = String(decoding: try #require(Base64URL.decode(renewed.split(separator: ".")[1])), as: UTF8.self)
+        let renewedClaims = String(decoding: try #require(Base64.url.decode(renewed.split(separator: ".")[1])), as: UTF8.self)
         #expect(renewedClaims == #"{"iss":"TEAM123456","iat":1800001860}"#)
     }
 }

@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 import Crypto
 import Foundation
 import Testing
@@ -41,14 +42,14 @@ struct AssertionCLITests {
         var object: [UInt8] = [0xa2, 0x69] + Array("signature".utf8) + [0x58, UInt8(signature.count)] + signature
         object += [0x71] + Array("authenticatorData".utf8) + [0x58, UInt8(authData.count)] + authData
         let file = path("assertion-\(counter).b64")
-        try Data(Base64.encode(object).utf8).write(to: URL(fileURLWithPath: file))
+        try Data(Base64.standard.encode(object).utf8).write(to: URL(fileURLWithPath: file))
         return file
     }
 
     func verify(_ file: String, clientData: [UInt8], previous: UInt32, appID: String? = nil) throws -> CLIRunner.Result {
         try CLIRunner.run([
             "verify", "assertion", file, "--app-id", appID ?? self.appID.string, "--public-key", path("public.pem"),
-            "--client-data", Base64.encode(clientData), "--previous-counter", String(previous),
+            "--client-data", Base64.standard.encode(clientData), "--previous-counter", String(previous),
         ])
     }
 

@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 import Foundation
 import Testing
 
@@ -42,7 +43,7 @@ struct InspectCommandTests {
 
     @Test("inspects a receipt on its own and an assertion")
     func receiptAndAssertion() throws {
-        let object = try AttestationObject(Base64.decode(attestation)!)
+        let object = try AttestationObject(Base64.either.decode(attestation)!)
         let receipt = try CLIRunner.run(["inspect", "--json", try CLIRunner.temporaryFile(Data(object.receipt!))])
         #expect(receipt.status == 0)
         let fields = try #require(try JSONSerialization.jsonObject(with: Data(receipt.stdout.utf8)) as? [String: Any])
@@ -52,7 +53,7 @@ struct InspectCommandTests {
         let authData = AppID("1234567890.com.example.myapp")!.rpIDHash + [0x40, 0, 0, 0, 9]
         var assertion: [UInt8] = [0xa2, 0x69] + Array("signature".utf8) + [0x42, 0x30, 0x00]
         assertion += [0x71] + Array("authenticatorData".utf8) + [0x58, UInt8(authData.count)] + authData
-        let result = try CLIRunner.run(["inspect", "-"], stdin: Data(Base64.encode(assertion).utf8))
+        let result = try CLIRunner.run(["inspect", "-"], stdin: Data(Base64.standard.encode(assertion).utf8))
         #expect(result.status == 0)
         #expect(result.stdout.contains("kind: assertion"))
         #expect(result.stdout.contains("signCount: 9"))

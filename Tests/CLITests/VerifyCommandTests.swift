@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ struct VerifyCommandTests {
 
     var base64File: String { try! CLIRunner.temporaryFile(Data((vector["attestation_b64"] as! String).utf8)) }
     var rawFile: String {
-        try! CLIRunner.temporaryFile(Data(Base64.decode(vector["attestation_b64"] as! String)!), suffix: ".cbor")
+        try! CLIRunner.temporaryFile(Data(Base64.either.decode(vector["attestation_b64"] as! String)!), suffix: ".cbor")
     }
     var keyID: String { vector["key_id_b64"] as! String }
     var clientDataHash: String { vector["client_data_hash_b64"] as! String }

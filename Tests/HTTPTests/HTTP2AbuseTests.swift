@@ -1,3 +1,4 @@
+import Basics
 import CNghttp2
 
 @testable import HTTP

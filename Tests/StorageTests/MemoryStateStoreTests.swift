@@ -1,3 +1,4 @@
+import Basics
 import Storage
 import Synchronization
 import Testing
@@ -10,7 +11,7 @@ struct MemoryStateStoreTests {
     }
 
     let clock = Clock()
-    var store: MemoryStateStore { MemoryStateStore(clock: { [clock] in clock.now.load(ordering: .relaxed) }) }
+    var store: MemoryStateStore { MemoryStateStore(clock: TimeSource(unixSeconds: { [clock] in clock.now.load(ordering: .relaxed) })) }
 
     func record(_ id: UInt8) -> AttestedKeyRecord {
         AttestedKeyRecord(keyID: [id], appID: "1:1:ios:a", environment: "development", publicKey: [4], firstSeen: 1_000, lastSeen: 1_000)
@@ -34,7 +35,7 @@ struct MemoryStateStoreTests {
     @Test("keeps a consumed challenge for the configured clock-skew allowance past its expiry")
     func configuredAllowance() throws {
         let clock = self.clock
-        let store = MemoryStateStore(clock: { clock.now.load(ordering: .relaxed) }, clockSkewSeconds: 5)
+        let store = MemoryStateStore(clock: TimeSource(unixSeconds: { clock.now.load(ordering: .relaxed) }), clockSkewSeconds: 5)
         #expect(try store.consumeChallenge([1], expiresAt: 1_010))
         clock.advance(15)
         #expect(try !store.consumeChallenge([1], expiresAt: 1_600))

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Testing
 import Tokens
@@ -56,7 +57,7 @@ struct AppCheckTokenRefusalTests {
     func algorithms() throws {
         expect(.unsupportedAlgorithm, try JWTBuilder.token(header: header(alg: "none"), claims: claims(), signer: nil))
         let hmac = HMACSHA256.authenticate(Array("x".utf8), key: Array(TestKeys.rsa.publicKey.pem().utf8))
-        let hs256 = try JWTBuilder.token(header: header(alg: "HS256"), claims: claims(), signer: nil) + Base64URL.encode(hmac)
+        let hs256 = try JWTBuilder.token(header: header(alg: "HS256"), claims: claims(), signer: nil) + Base64.url.encode(hmac)
         expect(.unsupportedAlgorithm, hs256)
         let confused = try JWTBuilder.token(header: header(alg: "ES256"), claims: claims(), signer: TestKeys.p256)
         expect(.unsupportedAlgorithm, confused)

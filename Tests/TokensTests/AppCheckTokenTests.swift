@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 import Testing
@@ -35,7 +36,7 @@ struct AppCheckTokenTests {
         #expect(claims["iat"] as? Int == Int(now))
         #expect(claims["exp"] as? Int == Int(now + 3_600))
         let jti = try #require(claims["jti"] as? String)
-        #expect(jti == minted.jti && (Base64URL.decode(jti)?.count ?? 0) >= 16)
+        #expect(jti == minted.jti && (Base64.url.decode(jti)?.count ?? 0) >= 16)
 
         for project in [number, projectID, "projects/\(number)", "projects/\(projectID)"] {
             let verified = try AppCheckTokenVerifier(keys: set).verify(minted.token, project: project, now: now + 10)
@@ -50,7 +51,7 @@ struct AppCheckTokenTests {
         let key = algorithm == .rs256 ? TestKeys.rsa : TestKeys.p256
         let token = try mint(SigningKeySet(keys: [key])).token
         let parts = token.split(separator: ".")
-        let signature = try #require(Base64URL.decode(parts[2]))
+        let signature = try #require(Base64.url.decode(parts[2]))
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         try scratch.write("public.pem", Array(key.publicKey.pem().utf8))

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 import Testing
@@ -24,13 +25,13 @@ struct JWKTests {
             return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
         }
         let jwk = TestKeys.rsa.publicKey.jwk
-        #expect(jwk.n == Base64URL.encode(bytes))
+        #expect(jwk.n == Base64.url.encode(bytes))
         #expect(jwk.e == "AQAB")
         #expect(jwk.kid == JWK.rsa(n: jwk.n, e: jwk.e).kid)
 
         let ec = TestKeys.p256.publicKey.jwk
         #expect(ec.kty == "EC" && ec.crv == "P-256" && ec.alg == "ES256")
-        #expect(Base64URL.decode(ec.x)?.count == 32 && Base64URL.decode(ec.y)?.count == 32)
+        #expect(Base64.url.decode(ec.x)?.count == 32 && Base64.url.decode(ec.y)?.count == 32)
     }
 
     @Test("publishes every key of the set as {\"keys\":[…]} with the fields JWKS fetchers need")

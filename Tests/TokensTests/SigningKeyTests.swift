@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Testing
 import Tokens
@@ -118,9 +119,9 @@ struct JWSTests {
         let token = try JWS.sign(header: "{\"alg\":\"ES256\",\"kid\":\"ABC123DEFG\"}", claims: "{\"iss\":\"TEAMID\",\"iat\":1}", with: TestKeys.p256)
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         #expect(parts.count == 3)
-        #expect(Base64URL.decode(parts[0]) == Array("{\"alg\":\"ES256\",\"kid\":\"ABC123DEFG\"}".utf8))
-        #expect(Base64URL.decode(parts[1]) == Array("{\"iss\":\"TEAMID\",\"iat\":1}".utf8))
-        let signature = try #require(Base64URL.decode(parts[2]))
+        #expect(Base64.url.decode(parts[0]) == Array("{\"alg\":\"ES256\",\"kid\":\"ABC123DEFG\"}".utf8))
+        #expect(Base64.url.decode(parts[1]) == Array("{\"iss\":\"TEAMID\",\"iat\":1}".utf8))
+        let signature = try #require(Base64.url.decode(parts[2]))
         #expect(TestKeys.p256.publicKey.isValidSignature(signature, for: Array("\(parts[0]).\(parts[1])".utf8)))
     }
 }

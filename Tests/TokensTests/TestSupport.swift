@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 import Testing
@@ -49,14 +50,14 @@ enum OpenSSLTool {
 enum JWTBuilder {
     /// Signed by `signer` through `JWS.sign`, or with an empty signature when `signer` is nil.
     static func token(header: String, claims: String, signer: PrivateKey?) throws -> String {
-        guard let signer else { return Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8)) + "." }
+        guard let signer else { return Base64.url.encode(Array(header.utf8)) + "." + Base64.url.encode(Array(claims.utf8)) + "." }
         return try JWS.sign(header: header, claims: claims, with: signer)
     }
 
     /// The JSON object in segment `index` (0 header, 1 claims) of `token`.
     static func segment(_ token: String, _ index: Int) throws -> [String: Any] {
         let part = token.split(separator: ".", omittingEmptySubsequences: false)[index]
-        let bytes = try #require(Base64URL.decode(part))
+        let bytes = try #require(Base64.url.decode(part))
         return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 }

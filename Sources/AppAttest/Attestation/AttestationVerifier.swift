@@ -1,3 +1,4 @@
+import Basics
 public import Crypto
 
 /// Verifies App Attest attestation objects, following Apple's numbered steps ("Validating apps that connect to your
@@ -38,7 +39,7 @@ public final class AttestationVerifier: Sendable {
         attestationObject: [UInt8], keyID: [UInt8], clientDataHash: [UInt8], appIDs: [AppID],
         environment: AppAttestEnvironment, at time: Int64? = nil
     ) throws(AppAttestError) -> VerifiedAttestation {
-        let time = time ?? Clock.now()
+        let time = time ?? TimeSource.system.unixSeconds()
         let object = try AttestationObject(attestationObject)
         let authData = object.authenticatorData
         guard let credential = authData.attestedCredential else {

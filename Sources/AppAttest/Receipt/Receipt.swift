@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 
 /// The payload of an App Attest receipt: `SET OF SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`.
@@ -56,10 +57,10 @@ public struct Receipt: Sendable {
             return text
         }
         func time(_ bytes: [UInt8], _ type: Int) throws(AppAttestError) -> Int64 {
-            guard let seconds = Timestamp.unixSeconds(try text(bytes, type)) else {
-                throw AppAttestError(.malformed("receipt.field\(type)"), "field \(type) is not an ISO 8601 time")
+            guard let time = RFC3339.parse(try text(bytes, type)), time.isWrittenInUTC else {
+                throw AppAttestError(.malformed("receipt.field\(type)"), "field \(type) is not an ISO 8601 UTC time")
             }
-            return seconds
+            return time.unixSeconds
         }
 
         appID = try text(try required(2), 2)

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 
 /// Verifies App Attest receipts (Apple's receipt-validation steps): the CMS signature, the signer's chain to the
@@ -20,7 +21,7 @@ public struct ReceiptVerifier: Sendable {
     public func verify(
         _ der: [UInt8], appID: AppID, publicKey: [UInt8]?, at time: Int64? = nil, maximumAge: Int64? = nil
     ) throws(AppAttestError) -> Receipt {
-        let time = time ?? Clock.now()
+        let time = time ?? TimeSource.system.unixSeconds()
         let store = try trustStore.get()
 
         // 1. The PKCS#7 signature.
@@ -51,7 +52,7 @@ public struct ReceiptVerifier: Sendable {
 
         // 5. Freshness, when asked for.
         if let maximumAge, receipt.creationTime < time - maximumAge {
-            throw AppAttestError(.receiptTooOld, "created at \(Timestamp.string(receipt.creationTime))")
+            throw AppAttestError(.receiptTooOld, "created at \(RFC3339.format(unixSeconds: receipt.creationTime))")
         }
 
         // 6. The attested key.

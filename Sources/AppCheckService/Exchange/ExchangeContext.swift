@@ -1,13 +1,11 @@
 import AppAttest
 import AppCheckMessages
+import Basics
 import Batching
 import GRPC
 import Observability
 import Storage
 import Tokens
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Everything the exchange RPCs share: the verifiers, the keys, the state store, the pool they run on, and the
 /// failure metric. One per process; every member is safe to use from any thread.
@@ -23,9 +21,11 @@ struct ExchangeContext: Sendable {
     let pool: VerifierPool
     /// `attestd_verification_failures_total{app,provider,reason}`.
     let failures: CounterFamily
+    /// The time every expiry is checked against and every token is stamped with.
+    let clock: TimeSource
 
-    /// Unix seconds now.
-    static func now() -> Int64 { Int64(time(nil)) }
+    /// Unix seconds now, by ``clock``.
+    func now() -> Int64 { clock.unixSeconds() }
 
     /// A refusal as the client sees it (PERMISSION_DENIED, "App attestation failed.", whatever the reason), after
     /// the precise reason has gone to the log and the failure metric.
@@ -117,7 +117,7 @@ struct ExchangeContext: Sendable {
         do {
             let minted = try issuer.mint(
                 appID: app.appID, projectNumber: app.projectNumber, projectID: app.projectID, lifetime: chosen,
-                now: Self.now(), riskMetric: riskMetric)
+                now: now(), riskMetric: riskMetric)
             return AppCheckToken(token: minted.token, ttl: ProtoDuration(seconds: minted.lifetime.seconds))
         } catch {
             throw GRPCStatus(.internal, "Could not sign the token.", cause: error)

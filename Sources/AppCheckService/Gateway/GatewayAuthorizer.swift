@@ -1,3 +1,4 @@
+import Basics
 import Batching
 import GRPC
 import Observability
@@ -25,9 +26,10 @@ final class GatewayAuthorizer: Sendable {
     private let store: any StateStore
     private let pool: VerifierPool
     private let logger: Logger
+    private let clock: TimeSource
 
     init(configuration: Configuration.Gateway, project: String, apps: AppRegistry, verifier: AppCheckTokenVerifier,
-         store: any StateStore, pool: VerifierPool, logger: Logger) {
+         store: any StateStore, pool: VerifierPool, logger: Logger, clock: TimeSource = .system) {
         self.configuration = configuration
         self.routes = GatewayRouteTable(routes: configuration.routes, fallback: configuration.defaultRoute)
         self.cache = VerifiedTokenCache(capacity: configuration.cacheEntries)
@@ -37,6 +39,7 @@ final class GatewayAuthorizer: Sendable {
         self.store = store
         self.pool = pool
         self.logger = logger
+        self.clock = clock
     }
 
     /// The project named by the configuration, else the only configured one; nil when neither decides.
@@ -73,7 +76,7 @@ final class GatewayAuthorizer: Sendable {
             return
         }
         let digest = TokenDigest(token: token)
-        let cached = cache.lookup(digest, now: Self.now())
+        let cached = cache.lookup(digest, now: now())
         if let cached, !route.limitedUse {
             decide(route, cached, requestID: requestID, joining: nil, done: done)
             return
@@ -86,7 +89,7 @@ final class GatewayAuthorizer: Sendable {
                     verified = cached
                 } else {
                     do throws(AppCheckTokenError) {
-                        verified = try verifier.verify(token, project: project, now: Self.now())
+                        verified = try verifier.verify(token, project: project, now: now())
                     } catch {
                         done(conclude(route, token: nil, .refused(error.reason), requestID: requestID), batch)
                         return
@@ -129,7 +132,7 @@ final class GatewayAuthorizer: Sendable {
             return done(conclude(route, token: token, .refused("notLimitedUse"), requestID: requestID), batch)
         }
         // The token may have come from the cache: checked again just before the store consumes it.
-        guard Self.now() < token.expiresAt else {
+        guard now() < token.expiresAt else {
             return done(conclude(route, token: token, .refused(AppCheckTokenError.expired.reason), requestID: requestID), batch)
         }
         store.consumeToken(token.jti, expiresAt: token.expiresAt, joining: batch) { [self] result, batch in
@@ -181,5 +184,5 @@ final class GatewayAuthorizer: Sendable {
         [(configuration.appIDHeader, token.appID), (configuration.tokenIDHeader, token.jti)]
     }
 
-    static func now() -> Int64 { ExchangeContext.now() }
+    private func now() -> Int64 { clock.unixSeconds() }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Tokens
 
@@ -20,8 +21,8 @@ enum ChallengeKeyFile {
         else { throw Problem(description: "\(path): must be {\"keys\":[{\"id\":N,\"secret\":\"base64\"}]}") }
         return try entries.enumerated().map { index, entry in
             guard let id = entry["id"] as? Int, (0...255).contains(id),
-                  let text = entry["secret"] as? String, let secret = Data(base64Encoded: text),
-                  let key = ChallengeKey(id: UInt8(id), secret: [UInt8](secret))
+                  let text = entry["secret"] as? String, let secret = Base64.standard.decode(text),
+                  let key = ChallengeKey(id: UInt8(id), secret: secret)
             else {
                 throw Problem(description: "\(path): keys[\(index)] needs an id 0-255 and a base64 secret of at least \(ChallengeKey.minimumSecretCount) bytes")
             }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTP
 
@@ -22,8 +23,8 @@ enum SessionTicketKeyFile {
         var seen = Set<UInt32>()
         return try entries.enumerated().map { index, entry in
             guard let id = entry["id"] as? Int, (0...Int(UInt32.max)).contains(id),
-                  let text = entry["secret"] as? String, let secret = Data(base64Encoded: text),
-                  let key = TLSSessionTicketKey(id: UInt32(id), secret: [UInt8](secret))
+                  let text = entry["secret"] as? String, let secret = Base64.standard.decode(text),
+                  let key = TLSSessionTicketKey(id: UInt32(id), secret: secret)
             else {
                 throw Problem(description: "\(path): keys[\(index)] needs an id 0-\(UInt32.max) and a base64 secret of at least \(TLSSessionTicketKey.minimumSecretCount) bytes")
             }

@@ -1,4 +1,5 @@
 import AppCheckMessages
+import Basics
 import Batching
 import Dispatch
 import GRPC

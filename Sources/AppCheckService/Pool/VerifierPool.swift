@@ -1,3 +1,4 @@
+import Basics
 public import Batching
 import Dispatch
 import Foundation

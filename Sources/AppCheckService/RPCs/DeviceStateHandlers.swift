@@ -54,7 +54,7 @@ struct UpdateTwoBitsHandler: UnaryHandler {
             context.logger.info("two bits updated", [("app", app.appID)])
             // Apple stamps the update with the current month.
             return TwoBitsState(
-                bit0: request.bit0, bit1: request.bit1, lastUpdateTime: MonthStamp.currentMonth(), bitsSet: true)
+                bit0: request.bit0, bit1: request.bit1, lastUpdateTime: MonthStamp.month(of: exchange.now()), bitsSet: true)
         }
     }
 }

@@ -42,7 +42,7 @@ struct ExchangeAssertionHandler: UnaryHandler {
             if app.configuration.environment == .production && artifact.environment != .production {
                 throw refuse("wrongEnvironment", "development key on a production app")
             }
-            let now = ExchangeContext.now()
+            let now = exchange.now()
             let store = exchange.store
             let verified: VerifiedAssertion
             do throws(AppAttestError) {

@@ -40,7 +40,7 @@ struct ExchangeAttestationHandler: UnaryHandler {
                 throw exchange.refuse(app: app.appID, provider: .appAttest, reason: "validationCategoryNotAllowed",
                                       detail: "category \(category)", context: context)
             }
-            let now = ExchangeContext.now()
+            let now = exchange.now()
             let store = exchange.store
             let record = AttestedKeyRecord(
                 keyID: verified.keyID, appID: app.appID, environment: verified.environment.rawValue,
@@ -93,7 +93,7 @@ extension ExchangeContext {
     func openChallenge(_ bytes: [UInt8], app: RegisteredApp, provider: Provider, context: RPCContext) throws(GRPCStatus) -> OpenedChallenge {
         guard !bytes.isEmpty else { throw GRPCStatus(.invalidArgument, "challenge is required.") }
         do {
-            return try challenges.open(bytes, appID: app.appID, now: Self.now())
+            return try challenges.open(bytes, appID: app.appID, now: now())
         } catch {
             throw refuse(app: app.appID, provider: provider, reason: error.reason, context: context)
         }
@@ -105,7 +105,7 @@ extension ExchangeContext {
     /// Apple's steps took their time): checked by this node's clock just before the store consumes it, which checks
     /// again by its own.
     func checkStillLive(_ challenge: OpenedChallenge, app: RegisteredApp, provider: Provider, context: RPCContext) throws(GRPCStatus) {
-        guard Self.now() < challenge.expiresAt else {
+        guard now() < challenge.expiresAt else {
             throw refuse(app: app.appID, provider: provider, reason: ChallengeError.expired.reason, context: context)
         }
     }

@@ -1,4 +1,5 @@
 import Apple
+import Basics
 import GRPC
 import HTTP
 import Observability

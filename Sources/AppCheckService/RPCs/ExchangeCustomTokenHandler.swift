@@ -26,7 +26,7 @@ struct ExchangeCustomTokenHandler: UnaryHandler {
         exchange.onPool(context, reply: reply) { () throws(GRPCStatus) in
             let verified: VerifiedCustomToken
             do throws(CustomTokenError) {
-                verified = try verifier.verify(request.customToken, appID: app.appID, now: ExchangeContext.now())
+                verified = try verifier.verify(request.customToken, appID: app.appID, now: exchange.now())
             } catch {
                 throw exchange.refuse(app: app.appID, provider: .custom, reason: error.reason, context: context)
             }

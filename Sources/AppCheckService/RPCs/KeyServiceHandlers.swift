@@ -37,7 +37,7 @@ struct RevokeAttestedKeyHandler: UnaryHandler {
                 _ = try exchange.registeredKey(request.keyID, of: app, context: context)
                 let store = exchange.store
                 _ = try exchange.stored(context) { () throws(StoreError) in
-                    try store.revokeKey(request.keyID, now: ExchangeContext.now())
+                    try store.revokeKey(request.keyID, now: exchange.now())
                 }
                 context.logger.notice("key revoked", [("app", app.appID), ("reason", request.reason)])
                 return try exchange.registeredKey(request.keyID, of: app, context: context).message

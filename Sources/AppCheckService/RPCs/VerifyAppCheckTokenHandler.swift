@@ -27,12 +27,12 @@ struct VerifyAppCheckTokenHandler: UnaryHandler {
         exchange.onPool(context, reply: reply, untilStored: { (batch: Batch?) throws(GRPCStatus) in
             let token: VerifiedAppCheckToken
             do throws(AppCheckTokenError) {
-                token = try exchange.tokenVerifier.verify(request.appCheckToken, project: project, now: ExchangeContext.now())
+                token = try exchange.tokenVerifier.verify(request.appCheckToken, project: project, now: exchange.now())
             } catch {
                 throw exchange.refuse(app: "", provider: .token, reason: error.reason, context: context)
             }
             // Checked again just before the store consumes it, by this node's clock (the store checks by its own).
-            guard ExchangeContext.now() < token.expiresAt else {
+            guard exchange.now() < token.expiresAt else {
                 throw exchange.refuse(app: "", provider: .token, reason: AppCheckTokenError.expired.reason, context: context)
             }
             // The write joins this thread's batch; the answer is made once it is stored.

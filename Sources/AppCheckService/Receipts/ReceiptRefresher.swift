@@ -1,5 +1,6 @@
 import AppAttest
 import Apple
+import Basics
 import Crypto
 import Foundation
 import Observability
@@ -23,7 +24,7 @@ final class ReceiptRefresher: Sendable {
     private let verifier: ReceiptVerifier
     private let policy: ReceiptRefreshPolicy
     private let settings: Configuration.Receipts
-    private let clock: @Sendable () -> Int64
+    private let clock: TimeSource
     private let logger: Logger
     private let control = RefresherControl()
     /// `attestd_receipt_refreshes_total{app,outcome}`.
@@ -36,7 +37,7 @@ final class ReceiptRefresher: Sendable {
 
     init(store: any ReceiptRefreshStore, projects: [Configuration.Project], clients: [String: RiskMetricClient],
          receiptRoots: [[UInt8]], settings: Configuration.Receipts, logger: Logger,
-         clock: @escaping @Sendable () -> Int64 = { Int64(time(nil)) }) {
+         clock: TimeSource = .system) {
         self.store = store
         var apps: [String: Configuration.App] = [:]
         for app in projects.flatMap(\.apps) { apps[app.appID] = app }
@@ -81,8 +82,8 @@ final class ReceiptRefresher: Sendable {
         let interval = Double(settings.intervalMilliseconds) / 1000
         while !control.isStopped {
             let refreshed = round()
-            if let pausedUntil = control.pausedUntil, pausedUntil > clock() {
-                control.sleep(seconds: Double(pausedUntil - clock()))
+            if let pausedUntil = control.pausedUntil, pausedUntil > clock.unixSeconds() {
+                control.sleep(seconds: Double(pausedUntil - clock.unixSeconds()))
             } else if refreshed < settings.maxPerSecond {
                 // Fewer keys were due than a round may take: nothing more is due before the next look.
                 control.sleep(seconds: interval)
@@ -94,7 +95,7 @@ final class ReceiptRefresher: Sendable {
     /// Returns how many were claimed.
     @discardableResult
     func round() -> Int {
-        let now = clock()
+        let now = clock.unixSeconds()
         let owner = UUID().uuidString
         let claims: [ReceiptRefreshClaim]
         do {
@@ -109,9 +110,9 @@ final class ReceiptRefresher: Sendable {
             // Calls are spaced evenly, across rounds too, so no burst ever exceeds maxPerSecond.
             let wait = ContinuousClock.now.duration(to: control.nextCallSlot(spacing: spacing))
             if wait > .zero { control.sleep(seconds: Double(wait.components.attoseconds) / 1e18 + Double(wait.components.seconds)) }
-            if control.isStopped || control.pausedUntil.map({ $0 > clock() }) == true {
+            if control.isStopped || control.pausedUntil.map({ $0 > clock.unixSeconds() }) == true {
                 // Left for later (or another node) without waiting for the lease to end.
-                release(claims[index...], owner: owner, at: control.pausedUntil ?? clock())
+                release(claims[index...], owner: owner, at: control.pausedUntil ?? clock.unixSeconds())
                 break
             }
             let (outcome, completion) = refresh(claim, owner: owner)
@@ -125,7 +126,7 @@ final class ReceiptRefresher: Sendable {
                 logger.error("receipt refresher cannot store an outcome", [("error", error.description)])
             }
             if policy.pausesRefresher(outcome) {
-                let until = clock() + policy.retrySeconds
+                let until = clock.unixSeconds() + policy.retrySeconds
                 control.pause(until: until)
                 logger.warning("Apple answered 429 to a receipt refresh: pausing the refresher",
                                [("seconds", String(policy.retrySeconds))])
@@ -137,13 +138,13 @@ final class ReceiptRefresher: Sendable {
     private func release(_ claims: ArraySlice<ReceiptRefreshClaim>, owner: String, at time: Int64) {
         for claim in claims {
             _ = try? store.completeReceiptRefresh(ReceiptRefreshCompletion(
-                keyID: claim.keyID, owner: owner, checkedAt: clock(), status: 0, nextRefreshAt: time))
+                keyID: claim.keyID, owner: owner, checkedAt: clock.unixSeconds(), status: 0, nextRefreshAt: time))
         }
     }
 
     /// Posts one receipt and decides what to store.
     func refresh(_ claim: ReceiptRefreshClaim, owner: String) -> (ReceiptRefreshPolicy.Outcome, ReceiptRefreshCompletion) {
-        let now = clock()
+        let now = clock.unixSeconds()
         func done(_ outcome: ReceiptRefreshPolicy.Outcome, status: Int, receipt: Receipt? = nil, der: [UInt8]? = nil)
             -> (ReceiptRefreshPolicy.Outcome, ReceiptRefreshCompletion) {
             (outcome, ReceiptRefreshCompletion(

@@ -1,3 +1,4 @@
+import Basics
 import Batching
 import GRPC
 import HTTP

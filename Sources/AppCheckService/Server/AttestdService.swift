@@ -58,7 +58,8 @@ public final class AttestdService: Sendable {
             assertions: AssertionVerifier(),
             store: try StateStores.open(configuration.store, clockSkewSeconds: configuration.storeClockSkewSeconds, logger: logger),
             pool: pool,
-            failures: failures)
+            failures: failures,
+            clock: .system)
         let gateway = GatewayAuthorizer.project(configuration.gateway, projects: configuration.projects).map { project in
             GatewayAuthorizer(configuration: configuration.gateway, project: project, apps: apps,
                               verifier: exchange.tokenVerifier, store: exchange.store, pool: pool,

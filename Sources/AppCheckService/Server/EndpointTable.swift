@@ -23,7 +23,7 @@ enum EndpointTable {
             let service = ListenerServices.serving(rpc)
             return switch rpc {
             case .generateAppAttestChallenge:
-                RPCEndpoint(rpc.method, GenerateChallengeHandler(apps: exchange.apps, challenges: exchange.challenges),
+                RPCEndpoint(rpc.method, GenerateChallengeHandler(apps: exchange.apps, challenges: exchange.challenges, clock: exchange.clock),
                             service: service)
             case .exchangeAppAttestAttestation:
                 RPCEndpoint(rpc.method, ExchangeAttestationHandler(exchange: exchange), service: service)

@@ -11,7 +11,7 @@ enum StateStores {
         switch store {
         case .memory:
             logger.warning("state is kept in memory (store.kind memory): a restart forgets consumed challenges, counters and keys")
-            return MemoryStateStore(clock: { ExchangeContext.now() }, clockSkewSeconds: clockSkew)
+            return MemoryStateStore(clock: .system, clockSkewSeconds: clockSkew)
         case .sqlite(let path, let survivesPowerLoss):
             logger.info("state store: SQLite", [("path", path), ("durability", survivesPowerLoss ? "powerLoss" : "processCrash")])
             let directory = (path as NSString).deletingLastPathComponent

@@ -1,4 +1,5 @@
 import AppAttest
+import Basics
 import Crypto
 import Foundation
 import Observability
@@ -40,6 +41,6 @@ enum PEMCertificate {
         let lines = text.split(whereSeparator: \.isNewline)
         guard let begin = lines.firstIndex(of: "-----BEGIN CERTIFICATE-----"),
               let end = lines[begin...].firstIndex(of: "-----END CERTIFICATE-----") else { return nil }
-        return Data(base64Encoded: lines[(begin + 1)..<end].joined()).map { [UInt8]($0) }
+        return Base64.standard.decode(lines[(begin + 1)..<end].joined())
     }
 }

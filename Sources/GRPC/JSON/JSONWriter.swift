@@ -1,3 +1,5 @@
+import Basics
+
 /// Writes compact JSON text into a byte buffer.
 ///
 /// Low-level appends (`appendString`, `appendRaw`) let encoders write without building a `JSONValue` first.
@@ -75,7 +77,7 @@ public struct JSONWriter: Sendable {
     /// Appends `raw` as a quoted string of standard, padded base64 (the proto3 JSON form of `bytes`).
     mutating func appendBase64String(_ raw: UnsafeRawBufferPointer) {
         bytes.append(UInt8(ascii: "\""))
-        Base64.encode(raw, into: &bytes)
+        Base64.standard.append(raw, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 

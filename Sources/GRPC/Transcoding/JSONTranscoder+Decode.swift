@@ -1,3 +1,5 @@
+import Basics
+
 // JSON → protobuf wire bytes.
 extension JSONTranscoder {
     static func encodeMessage(
@@ -49,7 +51,7 @@ extension JSONTranscoder {
             if keepDefault || !text.isEmpty { writer.lengthDelimited(number, text.utf8) }
         case .bytes:
             guard case .string(let text) = value else { throw invalid(path, field.type, "expected a base64 string") }
-            guard let bytes = Base64.decode(text) else { throw invalid(path, field.type, "not valid base64") }
+            guard let bytes = Base64.either.decode(text) else { throw invalid(path, field.type, "not valid base64") }
             if keepDefault || !bytes.isEmpty { writer.lengthDelimited(number, bytes) }
         case .bool:
             guard case .bool(let flag) = value else { throw invalid(path, field.type, "expected true or false") }

@@ -8,7 +8,7 @@ extension JSONTranscoder {
             return
         case MessageSchema.timestampName:
             let (seconds, nanos) = try secondsAndNanos(reader)
-            guard seconds >= TimestampText.minSeconds, seconds <= TimestampText.maxSeconds, nanos >= 0 else {
+            guard seconds >= TimestampText.minSeconds, seconds <= TimestampText.maxSeconds, (0...999_999_999).contains(nanos) else {
                 throw GRPCStatus(.internal, "Timestamp out of range: \(seconds) s, \(nanos) ns.")
             }
             out.appendString(TimestampText.format(seconds: seconds, nanos: nanos))

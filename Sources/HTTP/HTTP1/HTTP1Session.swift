@@ -1,3 +1,4 @@
+import Basics
 import CHTTPParser
 
 /// The server side of one HTTP/1.1 connection, parsed by http_parser: keep-alive, Content-Length and chunked

@@ -1,3 +1,4 @@
+import Basics
 import CShims
 import Glibc
 import Observability

@@ -1,3 +1,4 @@
+public import Basics
 public import Batching
 
 /// The state of one process, in memory: for tests and for a single node that may forget everything on restart.
@@ -8,13 +9,13 @@ public final class MemoryStateStore: StateStore {
     let challenges = Sharded { ExpiringSet<[UInt8]>() }
     let tokens = Sharded { ExpiringSet<String>() }
     let keys = Sharded { KeyShard() }
-    private let clock: @Sendable () -> Int64
+    private let clock: TimeSource
     private let clockSkewSeconds: Int64
 
     /// - Parameters:
-    ///   - clock: unix seconds now, for refusing and sweeping expired records (injectable for tests).
+    ///   - clock: the time records are refused and swept by (injectable for tests).
     ///   - clockSkewSeconds: how long past its expiry a consumed record is kept.
-    public init(clock: @escaping @Sendable () -> Int64, clockSkewSeconds: Int64 = ExpiryRule.defaultClockSkewSeconds) {
+    public init(clock: TimeSource = .system, clockSkewSeconds: Int64 = ExpiryRule.defaultClockSkewSeconds) {
         self.clock = clock
         self.clockSkewSeconds = clockSkewSeconds
     }
@@ -23,7 +24,7 @@ public final class MemoryStateStore: StateStore {
     public var answersWithoutWaiting: Bool { true }
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64) throws(StoreError) -> Bool {
-        let now = clock()
+        let now = clock.unixSeconds()
         guard ExpiryRule.isLive(expiresAt: expiresAt, now: now) else { return false }
         let keepUntil = ExpiryRule.keepUntil(expiresAt, clockSkewSeconds: clockSkewSeconds)
         return challenges.withLock(for: nonce) { $0.insert(nonce, keepUntil: keepUntil, now: now) }
@@ -31,7 +32,7 @@ public final class MemoryStateStore: StateStore {
 
     /// Answered at once, on the calling thread.
     public func consumeToken(_ tokenID: String, expiresAt: Int64, joining batch: Batch?, completion: @escaping StoreCompletion<Bool>) {
-        let now = clock()
+        let now = clock.unixSeconds()
         guard ExpiryRule.isLive(expiresAt: expiresAt, now: now) else { return completion(.success(false), batch) }
         let keepUntil = ExpiryRule.keepUntil(expiresAt, clockSkewSeconds: clockSkewSeconds)
         completion(.success(tokens.withLock(for: tokenID) { $0.insert(tokenID, keepUntil: keepUntil, now: now) }), batch)

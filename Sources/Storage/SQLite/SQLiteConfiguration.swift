@@ -1,3 +1,5 @@
+public import Basics
+
 /// How `SQLiteStateStore` opens and maintains its file.
 public struct SQLiteConfiguration: Sendable {
     /// How much of an acknowledged write survives a crash.
@@ -29,14 +31,14 @@ public struct SQLiteConfiguration: Sendable {
     /// part (copying and syncing) in the background and leaves the writer a short last step, after which the log
     /// starts over (see `SQLiteCheckpointer.prepareRestart`).
     public var logRestartFrames: Int
-    /// Unix seconds now, for deciding which records have expired (injectable for tests; the wall clock if nil).
-    public var clock: (@Sendable () -> Int64)?
+    /// The time records are refused and swept by (injectable for tests).
+    public var clock: TimeSource
     /// How long past its expiry a consumed challenge or token is kept before the sweeper may delete it.
     public var clockSkewSeconds: Int64 = ExpiryRule.defaultClockSkewSeconds
 
     public init(path: String, durability: Durability = .processCrash, busyTimeoutMilliseconds: Int32 = 5_000,
                 maxBatchSize: Int = 512, sweepIntervalSeconds: Double = 30, sweepBatchSize: Int = 1_000,
-                checkpointIntervalSeconds: Double = 0.2, logRestartFrames: Int = 16_384, clock: (@Sendable () -> Int64)? = nil) {
+                checkpointIntervalSeconds: Double = 0.2, logRestartFrames: Int = 16_384, clock: TimeSource = .system) {
         self.path = path
         self.durability = durability
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds

@@ -1,3 +1,4 @@
+import Basics
 import CSQLite
 import Glibc
 
@@ -69,7 +70,7 @@ final class SQLiteConnection: @unchecked Sendable {
     /// lock that it does not wait for, so two processes setting up one fresh file at the same instant would
     /// otherwise fail with "database is locked" although the busy timeout had not passed.
     func retryingWhileLocked<T>(for milliseconds: Int32, _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        let deadline = MonotonicNanoseconds.now() + UInt64(max(0, milliseconds)) * 1_000_000
+        let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, milliseconds)) * 1_000_000
         var pause: UInt32 = 1_000
         while true {
             lastFailure = SQLITE_OK
@@ -77,7 +78,7 @@ final class SQLiteConnection: @unchecked Sendable {
                 return try body()
             } catch {
                 let primary = lastFailure & 0xFF
-                guard primary == SQLITE_BUSY || primary == SQLITE_LOCKED, MonotonicNanoseconds.now() < deadline else { throw error }
+                guard primary == SQLITE_BUSY || primary == SQLITE_LOCKED, MonotonicClock.nanoseconds() < deadline else { throw error }
                 usleep(pause)
                 pause = min(pause * 2, 50_000)
             }

@@ -1,3 +1,4 @@
+import Basics
 public import Batching
 import Synchronization
 
@@ -11,7 +12,7 @@ import Synchronization
 /// a background sweeper deletes it in bounded batches once its expiry plus the clock-skew allowance has passed.
 public final class SQLiteStateStore: StateStore {
     private let configuration: SQLiteConfiguration
-    private let clock: @Sendable () -> Int64
+    private let clock: TimeSource
     let writer: SQLiteWriter
     private let readers: SQLiteReaderPool
     private let sweeper: SQLiteSweeper
@@ -23,7 +24,7 @@ public final class SQLiteStateStore: StateStore {
     /// - Throws: `StoreError` when the file cannot be opened, is not a database, or its schema cannot be created.
     public init(_ configuration: SQLiteConfiguration) throws(StoreError) {
         self.configuration = configuration
-        clock = configuration.clock ?? UnixClock.now
+        clock = configuration.clock
         let connection = try SQLiteConnection(path: configuration.path, create: true,
                                               busyTimeout: configuration.busyTimeoutMilliseconds)
         // With the background checkpointer, the writer checkpoints only as a backstop (256 MiB of WAL), should the
@@ -93,7 +94,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64) throws(StoreError) -> Bool {
-        try Self.changed(writer.submit(.consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock())))
+        try Self.changed(writer.submit(.consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock.unixSeconds())))
     }
 
     public func registerKey(_ record: AttestedKeyRecord) throws(StoreError) {
@@ -128,7 +129,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func consumeToken(_ tokenID: String, expiresAt: Int64, joining batch: Batch?, completion: @escaping StoreCompletion<Bool>) {
-        writer.submit(.consumeToken(id: tokenID, expiresAt: expiresAt, now: clock()), joining: batch,
+        writer.submit(.consumeToken(id: tokenID, expiresAt: expiresAt, now: clock.unixSeconds()), joining: batch,
                       completion: decoding(completion, Self.changed))
     }
 
@@ -148,11 +149,11 @@ public final class SQLiteStateStore: StateStore {
     }
 
     private func consumeThenRegister(_ nonce: [UInt8], _ expiresAt: Int64, _ record: AttestedKeyRecord) -> SQLiteWrite {
-        .sequence(first: .consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock()), then: .registerKey(record))
+        .sequence(first: .consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock.unixSeconds()), then: .registerKey(record))
     }
 
     private func consumeThenAdvance(_ nonce: [UInt8], _ expiresAt: Int64, _ keyID: [UInt8], _ counter: UInt32, _ now: Int64) -> SQLiteWrite {
-        .sequence(first: .consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock()),
+        .sequence(first: .consumeChallenge(nonce: nonce, expiresAt: expiresAt, now: clock.unixSeconds()),
                   then: .advanceCounter(keyID: keyID, counter: counter, now: now))
     }
 

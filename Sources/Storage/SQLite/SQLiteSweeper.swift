@@ -1,13 +1,15 @@
+import Basics
+
 /// Deletes expired challenges and tokens every interval, once their clock-skew allowance has passed too, on a thread of its own, through the store's writer (so a
 /// sweep is just another write, in batches bounded by `batchSize` so it never holds the write lock for long).
 final class SQLiteSweeper: Sendable {
     private let loop = PeriodicLoop()
     private let writer: SQLiteWriter
-    private let clock: @Sendable () -> Int64
+    private let clock: TimeSource
     private let batchSize: Int
     private let clockSkewSeconds: Int64
 
-    init(writer: SQLiteWriter, clock: @escaping @Sendable () -> Int64, batchSize: Int, clockSkewSeconds: Int64) {
+    init(writer: SQLiteWriter, clock: TimeSource, batchSize: Int, clockSkewSeconds: Int64) {
         self.writer = writer
         self.clock = clock
         self.batchSize = max(1, batchSize)
@@ -19,7 +21,7 @@ final class SQLiteSweeper: Sendable {
     func sweep() throws(StoreError) -> Int {
         var total = 0
         while true {
-            guard case .swept(let count) = try writer.submit(.sweep(expiredBefore: clock() - clockSkewSeconds, limit: batchSize)) else {
+            guard case .swept(let count) = try writer.submit(.sweep(expiredBefore: clock.unixSeconds() - clockSkewSeconds, limit: batchSize)) else {
                 throw StoreError("sqlite: unexpected outcome")
             }
             total += count

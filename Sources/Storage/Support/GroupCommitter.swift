@@ -1,3 +1,4 @@
+import Basics
 import Batching
 import Dispatch
 import Synchronization
@@ -68,7 +69,7 @@ final class GroupCommitter<Write: Sendable, Outcome: Sendable>: Sendable, HeldWr
         case .lead:
             batch?.commits(self)
             lead(joining: batch)
-        case .hold: batch?.holdWrite(in: self, now: MonotonicNanoseconds.now())
+        case .hold: batch?.holdWrite(in: self, now: MonotonicClock.nanoseconds())
         case .leave: break
         }
     }

@@ -1,3 +1,4 @@
+import Basics
 import Batching
 import Dispatch
 import Glibc
@@ -119,7 +120,7 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
     /// writes and has room for this one, the write is queued without waking a committer until `batch` flushes.
     func submit(_ write: Write, joining batch: Batch?, completion: @escaping Completion) {
         let holds = batch?.hasRoomForWrite ?? false
-        let queued = Queued(write: write, completion: completion, queuedAt: MonotonicNanoseconds.now())
+        let queued = Queued(write: write, completion: completion, queuedAt: MonotonicClock.nanoseconds())
         let lane = lanes[Int(UInt(bitPattern: laneOf(write)) % UInt(lanes.count))]
         let refused: StoreError? = lane.state.withLock { state in
             guard !state.stopped else { return state.closedError }
@@ -212,7 +213,7 @@ final class ThreadedCommitter<Write: Sendable, Outcome: Sendable>: Sendable, Hel
     }
 
     private func commitAndAnswer(_ batch: [Queued], joining answers: Batch) {
-        let now = MonotonicNanoseconds.now()
+        let now = MonotonicClock.nanoseconds()
         let live = batch.filter { now &- $0.queuedAt <= maxQueueNanoseconds }
         if live.count < batch.count {
             let waited = StoreError("store: a write waited longer than \(maxQueueNanoseconds / 1_000_000) ms to be sent; not sent")

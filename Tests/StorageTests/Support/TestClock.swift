@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Synchronization
 
@@ -12,5 +13,5 @@ final class TestClock: Sendable {
 
     func set(_ value: Int64) { seconds.store(value, ordering: .relaxed) }
 
-    var source: @Sendable () -> Int64 { { [self] in now } }
+    var source: TimeSource { TimeSource(unixSeconds: { [self] in now }) }
 }

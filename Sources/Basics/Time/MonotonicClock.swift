@@ -1,6 +1,8 @@
 import Glibc
 
-/// CLOCK_MONOTONIC, the clock of ``HTTPRequest/receivedAtNanos``: never jumps, meaningless across reboots.
+/// The kernel's CLOCK_MONOTONIC, read directly: never jumps, meaningless across reboots and between machines. For
+/// the event loops, timeouts and measurements that are never pinned by a test; everything else reads time through
+/// a ``TimeSource``.
 public enum MonotonicClock {
     /// Nanoseconds since an arbitrary fixed point.
     public static func nanoseconds() -> UInt64 {
