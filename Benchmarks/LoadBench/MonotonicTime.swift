@@ -1,4 +1,4 @@
-import CShims
+import CShimsLinux
 import Glibc
 
 /// CLOCK_MONOTONIC in nanoseconds: every time the bench records (schedules, sends, completions) is on this clock.

@@ -1,10 +1,10 @@
-internal import COpenSSL
+import Crypto
 
 /// Standard base64 (`+/`, padded), the alphabet of App Attest key identifiers and of PEM.
 enum Base64Text {
     static func standard(_ bytes: [UInt8]) -> String {
-        var encoded = [UInt8](repeating: 0, count: (bytes.count + 2) / 3 * 4 + 1)
-        let count = EVP_EncodeBlock(&encoded, bytes, Int32(bytes.count))
-        return String(decoding: encoded.prefix(Int(count)), as: UTF8.self)
+        // Base64URL's alphabet differs only in its last two letters, and it leaves out the padding.
+        let unpadded = Base64URL.encode(bytes).map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 }
+        return String(unpadded) + String(repeating: "=", count: (4 - unpadded.count % 4) % 4)
     }
 }

@@ -1,5 +1,5 @@
 internal import COpenSSL
-internal import CShims
+internal import CShimsOpenSSL
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

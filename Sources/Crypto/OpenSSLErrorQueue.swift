@@ -1,5 +1,5 @@
 internal import COpenSSL
-internal import CShims
+internal import CShimsOpenSSL
 
 /// OpenSSL's per-thread error queue. It is cleared before each call whose failure we report, so that a stale entry
 /// left by someone else never ends up in our message, and drained after a failure into the Swift error. Every module

@@ -1,5 +1,6 @@
-import CShims
+import CShimsLinux
 import Crypto
+import TLS
 import Glibc
 import Observability
 import Synchronization
@@ -129,7 +130,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Setup (before the thread starts)
 
     /// Adopts a bound, listening socket. Called before `run()`, on the thread that starts the server.
-    func addListener(fd: Int32, index: Int, tls: TLSContext?) throws(HTTPServerError) {
+    func addListener(fd: Int32, index: Int, tls: TLSServerContext?) throws(HTTPServerError) {
         let token = EventLoop.firstListenerToken + UInt64(listeners.count)
         guard cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, cshims_EPOLLIN, token) == 0 else {
             throw HTTPServerError(.systemResourceFailed, "epoll_ctl on a listener: \(Posix.describe(errno))")
@@ -434,5 +435,5 @@ struct LoopListener {
     let fd: Int32
     /// The listener's position in the server configuration, which every request from it carries.
     let index: Int
-    let tls: TLSContext?
+    let tls: TLSServerContext?
 }

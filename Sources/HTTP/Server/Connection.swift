@@ -1,4 +1,4 @@
-import CShims
+import CShimsLinux
 import Glibc
 import Observability
 
