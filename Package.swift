@@ -187,7 +187,7 @@ let package = Package(
         .testTarget(name: "AppCheckMessagesTests", dependencies: ["AppCheckMessages", "GRPC"], swiftSettings: swiftSettings),
         // CNghttp2: the HTTP/2 tests pipe nghttp2 sessions into the server's.
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "CNghttp2", "TLS"], swiftSettings: swiftSettings),
-        .testTarget(name: "TLSTests", dependencies: ["TLS", "Crypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "TLSTests", dependencies: ["TLS", "Observability"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AppCheckServiceTests",
             // Crypto, Storage, Observability: the gateway tests mint with fresh keys and use the in-memory store.

@@ -55,9 +55,11 @@ final class ClientTLS: @unchecked Sendable {
             break
         case .failed(let error):
             throw BenchError("tls: TLS handshake with \(name) failed: \(error.message)")
-        case let other:
+        case .wantRead, .wantWrite:
             // A blocking socket whose timeout expired.
-            throw BenchError("tls: TLS handshake with \(name) did not finish in \(Self.handshakeTimeoutSeconds) s (\(other))")
+            throw BenchError("tls: TLS handshake with \(name) failed: no answer within \(Self.handshakeTimeoutSeconds) s")
+        case .closed:
+            throw BenchError("tls: TLS handshake with \(name) failed: the server closed the connection")
         }
         guard connection.negotiatedProtocol == "h2" else {
             throw BenchError("tls: \(name) did not agree to HTTP/2 (ALPN h2)")

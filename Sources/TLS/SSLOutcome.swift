@@ -33,9 +33,10 @@ enum SSLOutcome {
             }
             let verification = inVerifiedHandshake ? SSL_get_verify_result(ssl) : Int(X509_V_OK)
             if verification != X509_V_OK {
-                OpenSSLErrorQueue.clear()
                 let reason = String(cString: X509_verify_cert_error_string(verification))
-                return .failed(TLSError(.certificateRefused, "the peer's certificate was refused: \(reason)"))
+                let detail = OpenSSLErrorQueue.drain()
+                return .failed(TLSError(
+                    .certificateRefused, "the peer's certificate was refused: \(reason)" + (detail.isEmpty ? "" : " (\(detail))")))
             }
             let detail = OpenSSLErrorQueue.drain()
             return .failed(TLSError(.protocolFailed, detail.isEmpty ? "protocol error" : detail))
