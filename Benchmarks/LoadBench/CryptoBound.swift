@@ -1,10 +1,9 @@
 import Basics
-import COpenSSL
 import Crypto
 
 /// OpenSSL's rates, on this machine and in this run, for the operations each exchange needs: the bound a server
-/// is held to. Each operation runs on one thread per core at once (as a server uses them), through the same EVP
-/// calls a server makes with its keys already parsed.
+/// is held to. Each operation runs on one thread per core at once (as a server uses them), through Crypto's public
+/// API, the calls attestd makes with its keys already parsed: what attestd's own crypto could do.
 ///
 /// Rates are per CPU-second of each thread, times the cores: what the machine does when the cores are free. On a
 /// machine shared with other work the wall-clock rates (kept beside them) are lower, and so is the server's
@@ -56,10 +55,11 @@ struct CryptoBound: Sendable {
 
         func make() -> any TimedOperation {
             switch self {
-            case .p384Verify: EVPOperation(keyType: "EC", parameter: "P-384", messageCount: 900, verify: true)
-            case .p256Verify: EVPOperation(keyType: "EC", parameter: "P-256", messageCount: 32, verify: true)
-            case .rsa2048Sign: EVPOperation(keyType: "RSA", parameter: "2048", messageCount: 300, verify: false)
-            case .p256Sign: EVPOperation(keyType: "EC", parameter: "P-256", messageCount: 300, verify: false)
+            // A credential certificate's to-be-signed part is about 900 bytes; an assertion's nonce is 32.
+            case .p384Verify: VerifyOperation(curve: .p384, messageCount: 900)
+            case .p256Verify: VerifyOperation(curve: .p256, messageCount: 32)
+            case .rsa2048Sign: SignOperation(algorithm: .rs256, messageCount: 300)
+            case .p256Sign: SignOperation(algorithm: .es256, messageCount: 300)
             }
         }
     }
@@ -113,7 +113,7 @@ extension TimedOperation {
         var count = 0
         var now = start
         while now < end {
-            for _ in 0..<4 { precondition(once(), "OpenSSL operation failed") }
+            for _ in 0..<4 { precondition(once(), "crypto operation failed") }
             count += 4
             now = MonotonicClock.nanoseconds()
         }
@@ -122,60 +122,45 @@ extension TimedOperation {
     }
 }
 
-/// One signature or verification with SHA-256 on a fresh key, repeated: `EVP_DigestSign*` / `EVP_DigestVerify*`.
-final class EVPOperation: TimedOperation {
-    private let key: OpaquePointer
-    private let context: OpaquePointer
+/// One ECDSA verification with SHA-256 by a fresh key, repeated: `PublicKey.isValidSignature`, as the verifiers check
+/// credential certificates (P-384) and assertions (P-256).
+final class VerifyOperation: TimedOperation {
+    private let key: PublicKey
     let message: [UInt8]
-    private var signature = [UInt8](repeating: 0, count: 512)
-    private var signatureCount = 512
-    private let verify: Bool
+    let signature: [UInt8]
 
-    /// `keyType` "EC" with a curve name, or "RSA" with a bit count.
-    init(keyType: String, parameter: String, messageCount: Int, verify: Bool) {
-        self.verify = verify
-        let generator = EVP_PKEY_CTX_new_from_name(nil, keyType, nil)
-        defer { EVP_PKEY_CTX_free(generator) }
-        var generated: OpaquePointer?
-        guard EVP_PKEY_keygen_init(generator) == 1 else { preconditionFailure("OpenSSL has no \(keyType) keys") }
-        let configured = keyType == "RSA"
-            ? EVP_PKEY_CTX_set_rsa_keygen_bits(generator, Int32(parameter) ?? 2048)
-            : EVP_PKEY_CTX_set_group_name(generator, parameter)
-        guard configured > 0, EVP_PKEY_generate(generator, &generated) == 1, let generated
-        else { preconditionFailure("OpenSSL could not generate a \(keyType) \(parameter) key") }
-        key = generated
-        context = EVP_MD_CTX_new()
+    init(curve: ECPrivateKey.Curve, messageCount: Int) {
         message = SecureRandom.bytes(count: messageCount)
-        guard EVP_DigestSignInit_ex(context, nil, "SHA256", nil, nil, key, nil) == 1,
-              EVP_DigestSign(context, &signature, &signatureCount, message, message.count) == 1
-        else { preconditionFailure("OpenSSL could not sign with \(keyType) \(parameter)") }
-    }
-
-    deinit {
-        EVP_MD_CTX_free(context)
-        EVP_PKEY_free(key)
-    }
-
-    /// The signature made at init (over `message`).
-    var signatureBytes: [UInt8] { Array(signature.prefix(signatureCount)) }
-
-    /// The key's DER SubjectPublicKeyInfo.
-    var publicKeyDER: [UInt8] {
-        var output: UnsafeMutablePointer<UInt8>? = nil
-        let count = i2d_PUBKEY(key, &output)
-        guard count > 0, let output else { return [] }
-        defer { CRYPTO_free(output, #fileID, #line) }
-        return Array(UnsafeBufferPointer(start: output, count: Int(count)))
+        do throws(CryptoError) {
+            let privateKey = try ECPrivateKey.generate(curve)
+            signature = try privateKey.signature(message)
+            key = try privateKey.publicKey()
+        } catch {
+            preconditionFailure("Crypto could not make a \(curve.rawValue) key and signature: \(error)")
+        }
     }
 
     func once() -> Bool {
-        EVP_MD_CTX_reset(context)
-        if verify {
-            return EVP_DigestVerifyInit_ex(context, nil, "SHA256", nil, nil, key, nil) == 1
-                && EVP_DigestVerify(context, signature, signatureCount, message, message.count) == 1
+        key.isValidSignature(signature, for: message)
+    }
+}
+
+/// One token signature by a fresh key, repeated: `PrivateKey.sign`, as attestd signs App Check tokens (RS256 with
+/// RSA-2048, or ES256).
+final class SignOperation: TimedOperation {
+    private let key: PrivateKey
+    let message: [UInt8]
+
+    init(algorithm: SigningAlgorithm, messageCount: Int) {
+        message = SecureRandom.bytes(count: messageCount)
+        do throws(PrivateKeyError) {
+            key = try PrivateKey.generate(algorithm)
+        } catch {
+            preconditionFailure("Crypto could not make a \(algorithm.rawValue) key: \(error)")
         }
-        var length = signature.count
-        return EVP_DigestSignInit_ex(context, nil, "SHA256", nil, nil, key, nil) == 1
-            && EVP_DigestSign(context, &signature, &length, message, message.count) == 1
+    }
+
+    func once() -> Bool {
+        (try? key.sign(message)) != nil
     }
 }

@@ -1,5 +1,6 @@
 import AppCheckMessages
 import GRPC
+import HTTP
 
 /// How requests are carried: gRPC (5-byte prefix + protobuf, status in trailers) or Google-style REST/JSON.
 enum Framing: String, Sendable {
@@ -30,8 +31,13 @@ struct Endpoint: Sendable {
     }
 
     /// The request headers for `kind`, as every request of that kind is sent.
-    func headers(_ kind: RequestKind) -> RequestHeaders {
-        RequestHeaders(path: path(kind), authority: authority, scheme: scheme, contentType: contentType, grpc: framing == .grpc)
+    func headers(_ kind: RequestKind) -> HTTP2RequestHeaders {
+        var fields = [
+            (name: ":method", value: "POST"), (":scheme", scheme), (":path", path(kind)), (":authority", authority),
+            ("content-type", contentType),
+        ]
+        if framing == .grpc { fields.append(("te", "trailers")) }
+        return HTTP2RequestHeaders(fields, contentLength: true)
     }
 
     /// A request body: over REST the app is bound from the path, so the JSON body leaves it out.

@@ -1,6 +1,7 @@
 import Basics
-import CShims
+import CShimsLinux
 import Glibc
+import HTTP
 
 /// The idle-connection check: open many HTTP/2 connections that exchange SETTINGS and then say nothing, and read
 /// the server's resident memory (from /proc, so the server must run on this machine) before, and after they have
@@ -24,7 +25,7 @@ struct IdleConnectionsReport: Sendable {
     /// served a request holds more than one that only exchanged SETTINGS.
     struct FirstRequest {
         var job: Job
-        var headers: RequestHeaders
+        var headers: HTTP2RequestHeaders
         var framing: Framing
     }
 

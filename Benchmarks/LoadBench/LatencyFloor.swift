@@ -1,5 +1,5 @@
 import Basics
-import CShims
+import CShimsLinux
 import Glibc
 
 /// The open-loop target as this machine allows it, measured in the same run as attestd's sweep: the latency of a

@@ -1,6 +1,7 @@
 import Basics
-import CShims
+import CShimsLinux
 import Glibc
+import HTTP
 
 /// One load thread: its own epoll instance and connections, many streams each, driven by one workload.
 final class LoadWorker {
@@ -10,7 +11,7 @@ final class LoadWorker {
     private let streamsPerConnection: Int
     private let tls: ClientTLS?
     private var connections: [H2ClientConnection] = []
-    private let headers: [RequestHeaders]
+    private let headers: [HTTP2RequestHeaders]
     private let epoll: Int32
     private let timer: Int32
     private let events: UnsafeMutablePointer<epoll_event>

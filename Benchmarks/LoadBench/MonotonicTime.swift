@@ -1,4 +1,4 @@
-import CShims
+import CShimsLinux
 import Glibc
 
 /// Conversions and timers for the bench's times, all nanoseconds of ``MonotonicClock`` (schedules, sends,

@@ -23,8 +23,8 @@ func attestation(_ verifier: AttestationVerifier, _ inputs: [Workload.Attestatio
     }
 }
 
-let p384 = OpenSSLBaseline(curve: "P-384", messageCount: 900)
-let p256 = OpenSSLBaseline(curve: "P-256", messageCount: 32)
+let p384 = OpenSSLBaseline(curve: .p384, messageCount: 900)
+let p256 = OpenSSLBaseline(curve: .p256, messageCount: 32)
 // The same keys and signatures through attestd's Crypto, keys parsed once as its caches keep them: a device's key
 // (PublicKeyCache) and the intermediate's key a cached trust-store entry verifies leaves with.
 let p256Cached = p256.publicKey

@@ -1,18 +1,16 @@
-internal import COpenSSL
+import Crypto
 
 extension IssuedCertificate {
     /// The certificate as PEM (`BEGIN CERTIFICATE`).
-    var pem: String {
-        PEMText.written { PEM_write_bio_X509($0, x509) }
-    }
+    var pem: String { certificate.pem }
 
     /// Reads the first certificate of a PEM text; nil when there is none.
     static func read(pem: String) -> IssuedCertificate? {
-        PEMText.read(pem) { PEM_read_bio_X509($0, nil, nil, nil) }.map(IssuedCertificate.init(adopting:))
+        (try? Certificate(pemEncoded: pem)).map(IssuedCertificate.init(certificate:))
     }
 
     /// True when `key` is the private half of this certificate's public key.
     func isCertifying(_ key: ECKeyPair) -> Bool {
-        X509_check_private_key(x509, key.pkey) == 1
+        certificate.isCertifying(key.key)
     }
 }

@@ -1,5 +1,5 @@
 import Basics
-internal import COpenSSL
+import Crypto
 
 /// A test hierarchy shaped like the one that signs App Attest receipts: a self-signed P-384 "Root CA - G3", a
 /// P-256 "Application Integration CA" signed with ecdsa-with-SHA384, and a P-256 "Fraud Receipt Signing"
@@ -100,46 +100,11 @@ public final class SimulatedReceiptCA: Sendable {
 
     /// Any bytes as a receipt's signed content, for tests of malformed payloads.
     public func sign(payload: [UInt8], encoding: Encoding = .der) -> [UInt8] {
-        // CMS_NOATTR: Apple signs the content itself, with no signed attributes.
-        let flags = UInt32(CMS_BINARY | CMS_NOATTR) | (encoding == .ber ? UInt32(CMS_STREAM) : 0)
-        return payload.withUnsafeBytes { raw in
-            let input = OpenSSLCall.require(BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)), "BIO_new_mem_buf")
-            defer { BIO_free(input) }
-            let cms = OpenSSLCall.require(CMS_sign(signer.x509, signerKey.pkey, nil, input, flags), "CMS_sign")
-            defer { CMS_ContentInfo_free(cms) }
-            OpenSSLCall.require(CMS_add1_cert(cms, intermediate.x509) == 1, "CMS_add1_cert(intermediate)")
-            OpenSSLCall.require(CMS_add1_cert(cms, root.x509) == 1, "CMS_add1_cert(root)")
-            switch encoding {
-            case .der:
-                return OpenSSLCall.encode("i2d_CMS_ContentInfo") { i2d_CMS_ContentInfo(cms, $0) }
-            case .ber:
-                return Self.streamBER(cms, content: raw)
-            }
+        CryptoCall.require("signing a receipt") { () throws(CryptoError) in
+            try SignedData.sign(
+                payload, signer: signer.certificate, key: signerKey.key,
+                certificates: [intermediate.certificate, root.certificate],
+                encoding: encoding == .ber ? .streamedBER : .der)
         }
-    }
-
-    /// Writes `cms` through OpenSSL's streaming encoder, feeding the content in 1000-byte writes: each write
-    /// becomes one primitive OCTET STRING chunk of the indefinite-length eContent, as in Apple's receipts.
-    private static func streamBER(_ cms: OpaquePointer, content: UnsafeRawBufferPointer) -> [UInt8] {
-        let output = OpenSSLCall.require(BIO_new(BIO_s_mem()), "BIO_new")
-        defer { BIO_free(output) }
-        var stream = OpenSSLCall.require(BIO_new_CMS(output, cms), "BIO_new_CMS")
-        var offset = 0
-        while offset < content.count {
-            let count = min(1000, content.count - offset)
-            OpenSSLCall.require(BIO_write(stream, content.baseAddress! + offset, Int32(count)) == count, "BIO_write")
-            offset += count
-        }
-        // BIO_flush: signs and writes the rest of the SignedData.
-        OpenSSLCall.require(BIO_ctrl(stream, BIO_CTRL_FLUSH, 0, nil) == 1, "BIO_flush")
-        // Free the filters BIO_new_CMS pushed in front of `output`, but not `output` itself.
-        while stream != output {
-            let next = BIO_pop(stream)
-            BIO_free(stream)
-            stream = OpenSSLCall.require(next, "BIO_pop")
-        }
-        var data: UnsafeMutablePointer<CChar>?
-        let count = BIO_ctrl(output, BIO_CTRL_INFO, 0, &data)
-        return [UInt8](UnsafeRawBufferPointer(start: data, count: count))
     }
 }

@@ -1,5 +1,5 @@
 internal import COpenSSL
-internal import CShims
+internal import CShimsOpenSSL
 
 extension Certificate {
     /// The names a TLS peer is known by: the DNS names and URIs of its subjectAltName (a SPIFFE id is a URI), then

@@ -1,6 +1,6 @@
 import Basics
 internal import COpenSSL
-internal import CShims
+internal import CShimsOpenSSL
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,4 +1,4 @@
-internal import CShims
+internal import CShimsOpenSSL
 
 /// An HMAC-SHA256 key with its inner and outer hash states computed once (RFC 2104 §4), so each tag costs two
 /// SHA-256 finishes and no setup. OpenSSL 3's one-shot `HMAC()` looks its algorithm up by name on every call, which

@@ -1,5 +1,5 @@
 internal import COpenSSL
-internal import CShims
+internal import CShimsOpenSSL
 
 /// A public key held by OpenSSL (EC P-256 or P-384 in this project), used to verify signatures.
 ///

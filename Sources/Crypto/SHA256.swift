@@ -1,5 +1,5 @@
 internal import COpenSSL
-internal import CShims
+internal import CShimsOpenSSL
 
 /// SHA-256, the digest App Attest uses everywhere (rpIdHash, nonce, keyId, clientDataHash).
 public enum SHA256 {

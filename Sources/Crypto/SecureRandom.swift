@@ -1,4 +1,4 @@
-internal import CShims
+internal import CShimsOpenSSL
 
 /// Cryptographically secure random bytes from OpenSSL's DRBG (per-thread, seeded from the kernel), drawn 4 KB at a
 /// time per thread (`cshims_random_bytes`: one `RAND_bytes` call cost more than the rest of issuing a challenge).

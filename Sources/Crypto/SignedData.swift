@@ -1,5 +1,5 @@
 internal import COpenSSL
-internal import CShims
+internal import CShimsOpenSSL
 
 /// A CMS (PKCS#7) SignedData message with one signer, read from BER or DER.
 ///

@@ -1,5 +1,5 @@
 internal import COpenSSL
-internal import CShims
+internal import CShimsOpenSSL
 import Synchronization
 
 /// Verifies certificate chains to a fixed set of trust anchors, remembering the intermediates it has verified.

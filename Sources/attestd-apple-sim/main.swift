@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import HTTP
 import Observability
+import TLS
 
 /// attestd-apple-sim: a local stand-in for Apple's DeviceCheck and risk-metric servers.
 let usage = """

@@ -4,6 +4,7 @@ import AppleStandIn
 import Crypto
 import Foundation
 import HTTP
+import TLS
 
 /// The stand-in running in this process over TLS with a certificate made by the openssl CLI, a developer key it
 /// trusts, and a client configured to talk to it.

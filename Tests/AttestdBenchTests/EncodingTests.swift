@@ -24,18 +24,15 @@ struct EncodingTests {
         #expect(out.text == #"{"a\"b":"x\\y\n\u0001","n":3,"list":[1.5,null]}"#)
     }
 
-    @Test("request headers carry the body's length")
-    func contentLength() {
-        let headers = RequestHeaders(path: "/p", authority: "h", contentType: "application/grpc", grpc: true)
-        let fields: [(String, String)] = headers.withFields(contentLength: 1234) { fields, count in
-            (0..<count).map { index in
-                let field = fields[index]
-                return (String(decoding: UnsafeBufferPointer(start: field.name, count: field.namelen), as: UTF8.self),
-                        String(decoding: UnsafeBufferPointer(start: field.value, count: field.valuelen), as: UTF8.self))
-            }
-        }
-        #expect(fields.first { $0.0 == "content-length" }?.1 == "1234")
-        #expect(fields.first { $0.0 == "te" }?.1 == "trailers")
-        #expect(fields.first { $0.0 == ":path" }?.1 == "/p")
+    @Test("a gRPC endpoint's request headers name the method's path and ask for trailers; a REST one's do not")
+    func requestHeaders() {
+        let grpc = Endpoint(framing: .grpc, app: "projects/1/apps/a", authority: "h").headers(.challenge).fields
+        #expect(grpc.first { $0.name == ":path" }?.value
+            == "/google.firebase.appcheck.v1.TokenExchangeService/GenerateAppAttestChallenge")
+        #expect(grpc.first { $0.name == "te" }?.value == "trailers")
+        #expect(grpc.first { $0.name == "content-type" }?.value == "application/grpc")
+        let rest = Endpoint(framing: .rest, app: "projects/1/apps/a", authority: "h").headers(.assertion).fields
+        #expect(rest.first { $0.name == ":path" }?.value == "/v1/projects/1/apps/a:exchangeAppAttestAssertion")
+        #expect(!rest.contains { $0.name == "te" })
     }
 }

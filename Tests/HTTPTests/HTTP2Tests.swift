@@ -77,8 +77,8 @@ struct HTTP2Tests {
             let client = try H2TestClient(port: server.port)
             let stream = client.request(path: "/x")
             #expect(client.run { client.responses[stream]!.closed })
-            #expect(client.remoteSetting(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) == 7)
-            #expect(client.remoteSetting(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE) == 4096)
+            #expect(client.remoteSetting(.maxConcurrentStreams) == 7)
+            #expect(client.remoteSetting(.maxHeaderListSize) == 4096)
         }
     }
 

@@ -3,6 +3,7 @@ import Glibc
 @testable import HTTP
 import Observability
 import Testing
+import TLS
 
 @Suite("Server lifecycle: shutdown, idle timeout, errors")
 struct LifecycleTests {

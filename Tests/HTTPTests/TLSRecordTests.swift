@@ -1,9 +1,9 @@
-import COpenSSL
 import Glibc
 @testable import HTTP
+import TLS
 import Testing
 
-/// OpenSSL's record layer on every TLS connection, against OpenSSL's client: every suite, key updates both ways,
+/// OpenSSL's record layer on every TLS connection, against the TLS module's client (OpenSSL's too): every suite, key updates both ways,
 /// records larger than one and sent slowly, a negotiated maximum fragment length, hostile records, truncation.
 @Suite("TLS records through OpenSSL")
 struct TLSRecordTests {
@@ -13,7 +13,7 @@ struct TLSRecordTests {
     func eachSuite(suite: String) throws {
         try withServer { server in
             let client = try TLSTestClient(port: server.tlsPort, ciphersuite: suite)
-            #expect(client.version == TLS1_3_VERSION)
+            #expect(client.version == .tls13)
             #expect(try client.get("/first") == "/first")
             try client.send("POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\n\r\nhello")
             #expect(try client.responses(1).map(\.body) == ["hello"])
@@ -24,8 +24,8 @@ struct TLSRecordTests {
     @Test("a TLS 1.2 connection is served")
     func tls12() throws {
         try withServer { server in
-            let client = try TLSTestClient(port: server.tlsPort, maxVersion: TLS1_2_VERSION)
-            #expect(client.version == TLS1_2_VERSION)
+            let client = try TLSTestClient(port: server.tlsPort, maxVersion: .tls12)
+            #expect(client.version == .tls12)
             #expect(try client.get("/twelve") == "/twelve")
             #expect(server.server.tlsHandshakes == 1)
         }

@@ -1,5 +1,6 @@
 import HTTP
 import Testing
+import TLS
 
 @Suite("TLS with ALPN")
 struct TLSTests {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTP
 import Observability
+import TLS
 import Tokens
 
 /// The secrets a node needs, read from the files the configuration names: challenge MAC keys, artifact sealing

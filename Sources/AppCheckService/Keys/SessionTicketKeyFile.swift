@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import HTTP
+import TLS
 
 /// The file of TLS session ticket keys: `{"keys":[{"id":1,"secret":"<base64 of 32+ bytes>"}, ...]}`. The last key
 /// protects new tickets; the others still open tickets they protected (OpenSSL then issues a fresh ticket under the

@@ -4,6 +4,7 @@ import HTTP
 public import Observability
 import Storage
 import Synchronization
+import TLS
 import Tokens
 
 /// attestd assembled from its configuration: the keys, the apps, the verifiers, the state store, the RPC

@@ -1,6 +1,4 @@
-internal import COpenSSL
-internal import CShims
-import Crypto
+public import Crypto
 
 /// A client certificate that chained to a listener's client CAs during the TLS handshake (mutual TLS). Read once
 /// per connection, at the end of its handshake, and shared by every request on it.
@@ -16,16 +14,8 @@ public struct ClientCertificate: Sendable {
         self.subject = subject
     }
 
-    /// The certificate of a finished handshake, when the client sent one and OpenSSL verified it.
-    init?(verifiedBy ssl: OpaquePointer) {
-        guard SSL_get_verify_result(ssl) == X509_V_OK, let peer = SSL_get1_peer_certificate(ssl) else { return nil }
-        defer { X509_free(peer) }
-        var der: UnsafeMutablePointer<UInt8>? = nil
-        let count = i2d_X509(peer, &der)
-        defer { cshims_OPENSSL_free(der) }
-        guard count > 0, let der,
-              let certificate = try? Certificate(derEncoded: Array(UnsafeBufferPointer(start: der, count: Int(count))))
-        else { return nil }
+    /// The names and subject of a certificate the TLS handshake verified.
+    public init(_ certificate: Certificate) {
         self.init(names: certificate.identityNames, subject: certificate.subject)
     }
 }

@@ -1,3 +1,5 @@
+public import TLS
+
 /// One address to accept connections on: cleartext (h2c prior knowledge or HTTP/1.1) or TLS (ALPN h2, http/1.1).
 public struct HTTPListener: Sendable {
     /// A numeric IPv4 or IPv6 address, e.g. `127.0.0.1`, `0.0.0.0` or `::`.

@@ -1,7 +1,8 @@
 import Basics
 import Batching
-import CShims
+import CShimsLinux
 import Crypto
+import TLS
 import Glibc
 import Observability
 import Synchronization
@@ -135,7 +136,7 @@ final class EventLoop: @unchecked Sendable, WakeTarget {
     // MARK: Setup (before the thread starts)
 
     /// Adopts a bound, listening socket. Called before `run()`, on the thread that starts the server.
-    func addListener(fd: Int32, index: Int, tls: TLSContext?) throws(HTTPServerError) {
+    func addListener(fd: Int32, index: Int, tls: TLSServerContext?) throws(HTTPServerError) {
         let token = EventLoop.firstListenerToken + UInt64(listeners.count)
         guard cshims_epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, cshims_EPOLLIN, token) == 0 else {
             throw HTTPServerError(.systemResourceFailed, "epoll_ctl on a listener: \(Posix.describe(errno))")
@@ -443,5 +444,5 @@ struct LoopListener {
     let fd: Int32
     /// The listener's position in the server configuration, which every request from it carries.
     let index: Int
-    let tls: TLSContext?
+    let tls: TLSServerContext?
 }

@@ -1,4 +1,4 @@
-import CShims
+import CShimsLinux
 import Glibc
 
 /// A non-blocking SO_REUSEPORT listening socket; every loop binds its own, and the kernel spreads connections.

@@ -1,4 +1,4 @@
-import CShims
+import CShimsLinux
 import Glibc
 
 /// The outcome of one non-blocking read or write.

@@ -1,5 +1,5 @@
 import Basics
-import CShims
+import CShimsLinux
 import Glibc
 import Observability
 

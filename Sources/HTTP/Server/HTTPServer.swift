@@ -2,13 +2,14 @@ import Basics
 import Glibc
 public import Observability
 import Synchronization
+import TLS
 
 /// An HTTP/2 and HTTP/1.1 server: N event-loop threads, each accepting on its own SO_REUSEPORT socket for every
 /// listener, and serving its connections to the end on that thread.
 public final class HTTPServer: Sendable {
     let context: ServerContext
     /// One TLS context per listener (nil for cleartext), loaded in `init` so that a bad path fails early.
-    private let tlsContexts: [TLSContext?]
+    private let tlsContexts: [TLSServerContext?]
     private let state = Mutex(State.idle)
     private let joinLock = Mutex(false)
 
@@ -35,13 +36,19 @@ public final class HTTPServer: Sendable {
         else {
             throw HTTPServerError(.invalidConfiguration, "limits must be positive (eventLoopCount may be 0)")
         }
-        var tlsContexts: [TLSContext?] = []
+        var tlsContexts: [TLSServerContext?] = []
         for listener in configuration.listeners {
             let name = Self.name(of: listener)
             guard SocketAddress(host: listener.host, port: listener.port) != nil else {
                 throw HTTPServerError(.invalidConfiguration, "listener \(name): host must be a numeric IPv4 or IPv6 address and port 0...65535")
             }
-            tlsContexts.append(try listener.tls.map { tls throws(HTTPServerError) in try TLSContext(tls, listenerName: name, logger: logger) })
+            do throws(TLSError) {
+                tlsContexts.append(try listener.tls.map { tls throws(TLSError) in
+                    try TLSServerContext(tls, listenerName: name, logger: logger)
+                })
+            } catch {
+                throw HTTPServerError(.tlsSetupFailed, error.message)
+            }
         }
         self.tlsContexts = tlsContexts
         self.context = ServerContext(configuration: configuration, handler: handler, logger: logger)
@@ -160,12 +167,12 @@ public final class HTTPServer: Sendable {
     /// to take them up: its wake-up, and the work queued on it before them.
     public var answerReturnTimes: DurationHistogram { context.answerReturn }
     /// TLS handshakes completed on every listener so far.
-    public var tlsHandshakes: Int { sum { $0.handshakes.load(ordering: .relaxed) } }
+    public var tlsHandshakes: Int { sum { $0.handshakeCounts.completed } }
     /// Of those, the ones that resumed a session from a ticket (no certificate, no key exchange signature).
-    public var tlsResumedHandshakes: Int { sum { $0.resumedHandshakes.load(ordering: .relaxed) } }
+    public var tlsResumedHandshakes: Int { sum { $0.handshakeCounts.resumed } }
     /// Of those, the connections whose records the kernel protects (kTLS), as it sends and as it receives.
     public var tlsKernelConnections: (send: Int, receive: Int) {
-        (sum { $0.kernelSendConnections.load(ordering: .relaxed) }, sum { $0.kernelReceiveConnections.load(ordering: .relaxed) })
+        (sum { $0.handshakeCounts.kernelSend }, sum { $0.handshakeCounts.kernelReceive })
     }
     /// Whether graceful shutdown has begun.
     public var isShuttingDown: Bool { context.isShuttingDown.load(ordering: .relaxed) }
@@ -173,7 +180,7 @@ public final class HTTPServer: Sendable {
     /// The largest unsent output any connection held after a flush (for back-pressure tests).
     var peakBufferedOutputBytes: Int { context.peakBufferedOutputBytes.load(ordering: .relaxed) }
 
-    private func sum(_ counter: (TLSContext) -> Int) -> Int {
+    private func sum(_ counter: (TLSServerContext) -> Int) -> Int {
         tlsContexts.reduce(0) { total, context in total + (context.map(counter) ?? 0) }
     }
 

@@ -1,4 +1,5 @@
 import CHiredis
+import TLS
 
 /// One blocking connection to Redis, authenticated and with its database selected. The bytes travel over our own
 /// socket, plain or TLS (Debian 12's hiredis 0.14 has no TLS); commands are written in RESP here (an array of bulk
@@ -17,7 +18,7 @@ final class RedisConnection: @unchecked Sendable {
 
     /// Connects (and, with `tls`, runs the handshake) within the connect timeout, then authenticates and selects the
     /// database within the command timeout.
-    init(_ configuration: RedisConfiguration, tls: RedisTLSContext?, generation: Int) throws(RedisFailure) {
+    init(_ configuration: RedisConfiguration, tls: TLSClientContext?, generation: Int) throws(RedisFailure) {
         let deadline = ContinuousClock.now + .milliseconds(configuration.connectTimeoutMilliseconds)
         let endpoint = "\(configuration.host):\(configuration.port)"
         do throws(RedisFailure) {

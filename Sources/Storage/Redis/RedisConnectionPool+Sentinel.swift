@@ -1,7 +1,9 @@
+import TLS
+
 extension RedisConnectionPool {
     /// Where the next connection goes: the configured server, or with Sentinel the master a sentinel names now,
     /// checked with ROLE once connected (a sentinel may still name a master it is about to replace).
-    static func connect(_ configuration: RedisConfiguration, tls: RedisTLSContext?, generation: Int) throws(RedisFailure) -> RedisConnection {
+    static func connect(_ configuration: RedisConfiguration, tls: TLSClientContext?, generation: Int) throws(RedisFailure) -> RedisConnection {
         guard let sentinel = configuration.sentinel else {
             return try RedisConnection(configuration, tls: tls, generation: generation)
         }

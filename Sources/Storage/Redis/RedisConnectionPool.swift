@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import TLS
 
 /// The connections of one node to Redis, used from the verifier threads. A connection that fails is dropped, and
 /// so are the idle ones made before it (after a server restart they are all dead); new connections are made on
@@ -17,7 +18,7 @@ final class RedisConnectionPool: Sendable {
     private let configuration: RedisConfiguration
     private let state = Mutex(State())
     /// Made on the first connection over TLS, then shared by every connection of the pool.
-    private let tlsContext = Mutex<RedisTLSContext?>(nil)
+    private let tlsContext = Mutex<TLSClientContext?>(nil)
     /// One permit per connection the pool may have open.
     private let permits: DispatchSemaphore
 
@@ -94,11 +95,11 @@ final class RedisConnectionPool: Sendable {
 
     /// The pool's TLS context, loaded on first use (a file that cannot be loaded fails the attempt, with backoff);
     /// nil over plain TCP.
-    private func tls() throws(RedisFailure) -> RedisTLSContext? {
+    private func tls() throws(RedisFailure) -> TLSClientContext? {
         guard let options = configuration.tls else { return nil }
-        let loaded: Result<RedisTLSContext, RedisFailure> = tlsContext.withLock { context in
+        let loaded: Result<TLSClientContext, RedisFailure> = tlsContext.withLock { context in
             if let context { return .success(context) }
-            return Result { () throws(RedisFailure) in try RedisTLSContext(options) }.map { made in
+            return Result { () throws(RedisFailure) in try options.clientContext() }.map { made in
                 context = made
                 return made
             }

@@ -1,6 +1,7 @@
 import HTTP
 import Observability
 import Testing
+import TLS
 
 /// A server on 127.0.0.1 with a kernel-chosen port, two loops and a ``TestHandler``; stopped when the body returns.
 struct TestServer {

@@ -1,34 +1,34 @@
-import COpenSSL
-import CShims
+internal import COpenSSL
+internal import CShimsOpenSSL
 import Crypto
 import Glibc
-import Observability
+public import Observability
 import Synchronization
 
-/// One SSL_CTX per TLS listener: TLS 1.2+, the configured certificate chain and key, ALPN `h2` then `http/1.1`,
-/// kernel TLS asked for, and stateless session tickets under the configured ticket keys (see `TLSSessionTicketKey`).
-/// OpenSSL's record layer protects every connection from handshake to close.
+/// The server side of TLS for one listener, one SSL_CTX: TLS 1.2+, the configured certificate chain and key, ALPN
+/// `h2` then `http/1.1`, kernel TLS asked for, and stateless session tickets under the configured ticket keys (see
+/// `TLSSessionTicketKey`). OpenSSL's record layer protects every connection (``TLSServerStream``) from handshake to
+/// close.
 ///
 /// `@unchecked Sendable`: after `init` the context is only read (the counters are atomic) (OpenSSL's SSL_CTX is safe to
 /// share between threads for creating SSL objects), and it is freed in `deinit` when no connection can still use it.
-final class TLSContext: @unchecked Sendable {
+public final class TLSServerContext: @unchecked Sendable {
     let context: OpaquePointer
     /// Whether clients are asked for a certificate that chains to the listener's client CAs.
-    let verifiesClients: Bool
+    public let verifiesClients: Bool
     /// Oldest first; the last protects new tickets.
     let ticketKeys: [TLSSessionTicketKey]
-    /// Handshakes completed on this listener; of those, the resumed ones (a session ticket accepted), and the
-    /// connections whose records the kernel protects (kTLS), each way.
-    let handshakes = Atomic<Int>(0)
-    let resumedHandshakes = Atomic<Int>(0)
-    let kernelSendConnections = Atomic<Int>(0)
-    let kernelReceiveConnections = Atomic<Int>(0)
+    private let handshakes = Atomic<Int>(0)
+    private let resumedHandshakes = Atomic<Int>(0)
+    private let kernelSendConnections = Atomic<Int>(0)
+    private let kernelReceiveConnections = Atomic<Int>(0)
     private let firstHandshakeLogged = Atomic<Bool>(false)
     private let listenerName: String
     private let logger: Logger
 
-    /// Loads the PEM certificate chain and key (blocking file I/O: call before the loops start).
-    init(_ configuration: TLSConfiguration, listenerName: String, logger: Logger) throws(HTTPServerError) {
+    /// Loads the PEM certificate chain and key (blocking file I/O: call before the loops start). `listenerName` names
+    /// the listener in errors and logs.
+    public init(_ configuration: TLSConfiguration, listenerName: String, logger: Logger) throws(TLSError) {
         OpenSSLErrorQueue.clear()
         guard let context = SSL_CTX_new(TLS_server_method()) else {
             throw Self.failure(listenerName, "SSL_CTX_new failed")
@@ -83,6 +83,13 @@ final class TLSContext: @unchecked Sendable {
 
     deinit { SSL_CTX_free(context) }
 
+    /// Handshakes completed on this listener; of those, the resumed ones (a session ticket accepted), and the
+    /// connections whose records the kernel protects (kTLS), as it sends and as it receives.
+    public var handshakeCounts: (completed: Int, resumed: Int, kernelSend: Int, kernelReceive: Int) {
+        (handshakes.load(ordering: .relaxed), resumedHandshakes.load(ordering: .relaxed),
+         kernelSendConnections.load(ordering: .relaxed), kernelReceiveConnections.load(ordering: .relaxed))
+    }
+
     /// Counts a completed handshake, and logs the first one on this listener: whether it resumed and whether the
     /// kernel took the records.
     func noteHandshake(resumed: Bool, kernelSend: Bool, kernelReceive: Bool, version: String) {
@@ -119,9 +126,8 @@ final class TLSContext: @unchecked Sendable {
         }
     }
 
-    private static func failure(_ listenerName: String, _ what: String) -> HTTPServerError {
-        let detail = OpenSSLErrorQueue.drain()
-        return HTTPServerError(.tlsSetupFailed, "listener \(listenerName): \(what)" + (detail.isEmpty ? "" : ": \(detail)"))
+    private static func failure(_ listenerName: String, _ what: String) -> TLSError {
+        SSLOutcome.setupFailure("listener \(listenerName): \(what)")
     }
 }
 
@@ -136,7 +142,7 @@ private func sessionTicketKeyCallback(
     guard let ssl, let keyName, let iv, let cipher, let mac, let sslContext = SSL_get_SSL_CTX(ssl),
           let owner = SSL_CTX_get_ex_data(sslContext, 0)
     else { return -1 }
-    let context = Unmanaged<TLSContext>.fromOpaque(owner).takeUnretainedValue()
+    let context = Unmanaged<TLSServerContext>.fromOpaque(owner).takeUnretainedValue()
     let chosen: (key: TLSSessionTicketKey, isNewest: Bool)
     if encrypt == 1 {
         guard let newest = context.ticketKeys.last, RAND_bytes(iv, 16) == 1 else { return -1 }
