@@ -36,6 +36,8 @@ final class AppleHTTPClient: Sendable {
             guard remaining >= .milliseconds(1) else { break }
             // Rounded up: an attempt that times out has then used the whole deadline, and no futile one follows it.
             let remainingMillis = Int((remaining / .milliseconds(1)).rounded(.up))
+            // The caller's deadline, not our own per-attempt limits, bounds this attempt.
+            let deadlineBoundsAttempt = remainingMillis <= min(options.connectTimeoutMillis, options.requestTimeoutMillis)
             let bytes = body()
             let outcome = pool.withHandle { handle in
                 handle.post(
@@ -49,6 +51,11 @@ final class AppleHTTPClient: Sendable {
             case .failure(let failure)?:
                 if failure.isSetup { throw AppleError(.unavailable, "libcurl refused an option: \(failure.description)") }
                 if failure.isPermanent { throw AppleError(.unavailable, "cannot reach \(url): \(failure.description)") }
+                // libcurl's timer and ours may disagree by a fraction of a millisecond: a timeout of an attempt the
+                // deadline bounded is the deadline running out, even when our clock reads a hair before it.
+                if failure.isTimeout && deadlineBoundsAttempt {
+                    throw AppleError(.deadlineExceeded, "deadline exceeded calling \(url): \(failure.description)")
+                }
                 lastProblem = "transport: \(failure.description)"
                 lastStatus = nil
             case .success(let answer)?:

@@ -64,6 +64,9 @@ struct TransportFailure: Error {
             .contains(code)
     }
 
+    /// libcurl's own timer ran out (connect or whole-request timeout).
+    var isTimeout: Bool { code == CURLE_OPERATION_TIMEDOUT }
+
     var description: String { String(cString: curl_easy_strerror(code)) + " (CURLcode \(code.rawValue))" }
 }
 
