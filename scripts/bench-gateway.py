@@ -192,7 +192,7 @@ def main() -> None:
     parser.add_argument("--h2load-threads", type=int, default=1)
     parser.add_argument("--open-connections", type=int, default=2, help="connections of the open-loop phases")
     parser.add_argument("--open-streams", type=int, default=2, help="streams per connection of the open-loop phases")
-    # The targets are 50,000 cached and 10,000 uncached checks/s with p99 under 2 ms at half those rates:
+    # The targets are 50,000 cached and 10,000 uncached checks/s with p99 under 2 ms at half those rates:
     # `--open-rates 25000,5000` holds the open-loop phases there instead of at half of the measured saturation.
     parser.add_argument("--open-rates", type=lambda text: [float(part) for part in text.split(",")], default=None,
                         metavar="CACHED,UNCACHED", help="open-loop request rates (default: half the closed-loop rate)")
