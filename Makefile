@@ -70,7 +70,7 @@ bench-challenge: release
 	scripts/bench-challenge.sh
 
 bench-gateway: release
-	python3 Benchmarks/GatewayBench/gateway_bench.py
+	scripts/bench-gateway.py
 
 bench-verify: release
 	.build/release/attestd-verify-bench

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Interleaved A/B rounds of the assertion phases for two attestd binaries: on this project's VM the machine's speed
-# drifts by tens of percent within minutes, so only runs made side by side, alternating, compare (BENCHMARKS.md).
+# Interleaved A/B rounds of the assertion phases for two attestd binaries: on a shared VM the machine's speed
+# drifts by tens of percent within minutes, so only runs made side by side, alternating, compare.
 #
 # usage: scripts/bench-ab.sh BINARY_A BINARY_B [ROUNDS (3)]
 # Each round runs scripts/bench.sh once per token algorithm (TOKENS, default "RS256 ES256") with A and with B:
@@ -11,8 +11,8 @@
 # kept the cores as busy as attestd kept them there; the server's CPU a request at the last open-loop load; its context
 # switches a request one at a time and at the last open-loop load)
 # and keeps every run's reports in .bench/ab-<UTC time>/. Odd rounds run A first, even rounds B first: the same
-# binary on both sides came out lower on the second side in 7 of 8 pairs once (BENCHMARKS.md, twenty-first session),
-# so a fixed order could pass for a difference between the binaries.
+# binary on both sides has come out lower on the second side in 7 of 8 pairs, so a fixed order could pass for a
+# difference between the binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: scripts/bench-ab.sh BINARY_A BINARY_B [ROUNDS]" >&2; exit 2; }

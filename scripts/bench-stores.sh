@@ -26,4 +26,4 @@ for round in $(seq 1 "$rounds"); do
     done
   done
 done
-python3 scripts/bench_stores_summary.py "$out" | tee "$out/summary.txt"
+python3 scripts/bench-stores-summary.py "$out" | tee "$out/summary.txt"

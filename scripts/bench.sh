@@ -146,7 +146,7 @@ for alg in $tokens; do
   fi
 done
 # The idle-connection check again over TLS, in a short run of its own: a node that terminates TLS itself holds more
-# per connection than one behind a TLS-terminating load balancer (BENCHMARKS.md, eleventh session).
+# per connection than one behind a TLS-terminating load balancer.
 if [ "$idle" -gt 0 ] && [ "${TLS:-0}" != 1 ]; then
   TLS=1 run "idle-tls" RS256 challenge --idle-connections "$idle" \
     --warmup 0.2 --duration 0.5 --no-single --open-fraction 0 || failed=1

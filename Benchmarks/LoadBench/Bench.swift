@@ -217,7 +217,7 @@ final class Bench {
                 // Reading /proc for every server thread takes a core for a moment: read just before the window
                 // opens, that moment delays warm-up requests only. Read as it opened, it made the slowest answer in
                 // the window's first 100 ms of attestations at 10 and 25 % load up to 4.5 times that of the
-                // median 100 ms (BENCHMARKS.md, nineteenth session). What the readings count is scaled from their
+                // median 100 ms. What the readings count is scaled from their
                 // span to the window's.
                 Self.sleep(until: clock.warmupEnd - min(Self.samplingLeadNanos, clock.warmupEnd), unless: allDone)
                 let before = ProcessCPU.Sample.take(serverPID: serverPID)

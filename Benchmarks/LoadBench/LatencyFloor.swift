@@ -16,7 +16,7 @@ import Glibc
 ///
 /// Where the floor holds p99 within 3 × its own service time and attestd does not, the floor still had it easier: at
 /// the same arrival rate it keeps the cores less busy than attestd does (it has no framing, no state and no hand-offs),
-/// and on this machine the tail follows how busy the cores are (BENCHMARKS.md). So the floor is
+/// and on a machine this small the tail follows how busy the cores are. So the floor is
 /// measured once more at the rate that keeps the cores as busy as attestd kept them at its highest load: that point
 /// says what this machine allows any server at attestd's busyness.
 struct LatencyFloor: Sendable {

@@ -1,5 +1,5 @@
 /// One exchange's latency against load: its open-loop phases, each at a fraction of the saturating rate, beside the
-/// one-at-a-time service time. The target is p99 ≤ 3 × the service time at half the saturating rate; the
+/// one-at-a-time service time. The line it is read against is p99 ≤ 3 × the service time; the
 /// sweep says up to which load a node holds that, which is what an operator sizing a fleet needs.
 struct LatencyUnderLoad: Sendable {
     /// The target: p99 at most this many service times.

@@ -16,7 +16,7 @@ struct PhaseReport: Sendable {
     /// its pid is known).
     var cpu = ProcessCPU.Usage()
 
-    /// CPU seconds other processes (other engineers' builds, say) took in the window.
+    /// CPU seconds other processes (builds, say) took in the window.
     var otherCPUSeconds: Double? {
         guard let busy = cpu.machineBusy, let server = cpu.server, let bench = cpu.bench else { return nil }
         return max(0, busy - server - bench)

@@ -1,8 +1,8 @@
 import Glibc
 
 /// The files a run leaves in its report folder: `report.json` (everything measured), `latency.dat` and
-/// `timeline.dat` and `load.dat` (gnuplot data) and `plot.gp` (renders `bench.png`: latency percentiles, throughput
-/// over time, and latency against load).
+/// `timeline.dat` and `load.dat` (gnuplot data) and `plot.gp` (`BenchPlot`: renders `bench.png`, a row of panels per
+/// exchange).
 enum ReportFiles {
     static func write(_ bench: Bench, to directory: String) throws(BenchError) {
         mkdir(directory, 0o755)
@@ -27,7 +27,7 @@ enum ReportFiles {
         try save(latency, to: "\(directory)/latency.dat")
         try save(timeline, to: "\(directory)/timeline.dat")
         try save(loadData(bench), to: "\(directory)/load.dat")
-        try save(plot(bench), to: "\(directory)/plot.gp")
+        try save(BenchPlot.script(bench), to: "\(directory)/plot.gp")
     }
 
     private static func save(_ text: String, to path: String) throws(BenchError) {
@@ -51,69 +51,6 @@ enum ReportFiles {
             text += "\n\n"
         }
         return text
-    }
-
-    private static func plot(_ bench: Bench) -> String {
-        let titles = bench.reports.map { $0.name.replacing("\"", with: "'") }
-        let latencyPlots = titles.enumerated().map { index, title in
-            "'latency.dat' index \(index) using 3:4 with linespoints title \"\(title)\""
-        }.joined(separator: ", \\\n     ")
-        let timelinePlots = titles.enumerated().map { index, title in
-            "'timeline.dat' index \(index) using 2:3 with lines title \"\(title)\""
-        }.joined(separator: ", \\\n     ")
-        let slowestPlots = titles.enumerated().map { index, title in
-            "'timeline.dat' index \(index) using 2:($4 > 0 ? $4 : 1/0) with lines title \"\(title)\""
-        }.joined(separator: ", \\\n     ")
-        let swept = bench.sweeps
-        // With no open-loop phase the panel says so in words: gnuplot will not plot nothing (a NaN on the log scale
-        // left over from the panel above is "all points y value undefined", and the whole picture was lost).
-        let loadPanel = swept.isEmpty
-            ? """
-                unset logscale y
-                unset ytics
-                set ylabel ""
-                set yrange [0:1]
-                set label 1 "no open-loop phase in this run" at graph 0.5, 0.5 center
-                plot -1 notitle
-                """
-            : "plot " + swept.enumerated().map { index, entry in
-                let name = "\(entry.0.name)s"
-                return "'load.dat' index \(index) using 1:3 with linespoints title \"\(name) p99\", "
-                    + "'load.dat' index \(index) using 1:2 with linespoints dashtype 2 title \"\(name) p50\", "
-                    + "'load.dat' index \(index) using 1:4 with lines dashtype 4 linewidth 2 title \"\(name): 3 x service time\""
-                    + (bench.floors[entry.0] == nil ? "" : ", 'load.dat' index \(index) using 1:5 with linespoints dashtype 3 "
-                        + "title \"\(name): latency floor p99 (only the crypto)\"")
-            }.joined(separator: ", \\\n     ")
-        return """
-            # gnuplot plot.gp (run in this folder) -> bench.png
-            set terminal pngcairo size 1400,1900 noenhanced font ",10"
-            set output 'bench.png'
-            set multiplot layout 4,1 title "attestd-bench: \(bench.options.label.replacing("\"", with: "'")), \(bench.cores) cores, load average \(bench.loadAverage) at start"
-            set title "latency by percentile (HDR-style histogram)"
-            set logscale x
-            set logscale y
-            set xtics ("p0" 1, "p50" 2, "p90" 10, "p99" 100, "p99.9" 1000, "p99.99" 10000, "max" 100000)
-            set ylabel "ms"
-            set key outside right
-            set grid
-            plot \(latencyPlots)
-            unset logscale x
-            set xtics auto
-            set title "successful requests/s over time (100 ms bins, warm-up \(bench.options.warmup) s included; log scale)"
-            set xlabel "seconds from phase start"
-            set ylabel "requests/s"
-            plot \(timelinePlots)
-            set title "slowest answer in each 100 ms bin (open loop: from its scheduled time), ms; a stall shows as a spike"
-            set logscale y
-            set ylabel "ms"
-            plot \(slowestPlots)
-            set title "open loop: latency against load (arrivals as % of the closed-loop rate); the target is p99 under its dotted line"
-            set xlabel "% of the saturating rate"
-            set xrange [0:100]
-            \(loadPanel)
-            unset multiplot
-
-            """
     }
 
     static func json(_ bench: Bench) -> String {

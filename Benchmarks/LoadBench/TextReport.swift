@@ -133,7 +133,7 @@ enum TextReport {
             """)
     }
 
-    /// Issue 5's targets, each with the figure measured in this run.
+    /// The targets (BENCHMARKS.md), each with the figure measured in this run.
     static func printTargets(_ bench: Bench) {
         Console.line("targets (\(bench.tokenAlgorithm) tokens):")
         for report in bench.reports where report.pacing == "closed" && report.connections * report.streams > 1 {

@@ -41,7 +41,7 @@ public final class DurationHistogram: Sendable {
 ///
 /// `attestd_request_duration_seconds` runs from a request's last byte to its answer being made; `verifier_queue` is
 /// a part of that, and `answer_return` comes after it. They are where the latency of a loaded server grows while its
-/// work stays the same (BENCHMARKS.md, fifteenth session).
+/// work stays the same.
 public final class RequestStageMetrics: Sendable, MetricFamily {
     private let stages: [(name: String, histogram: DurationHistogram)]
 

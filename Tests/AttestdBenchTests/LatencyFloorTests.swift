@@ -45,7 +45,7 @@ struct LatencyFloorTests {
         // 1,500 arrivals a second are 50 % of a 3,000 a second server; the matched rate is expressed the same way.
         let measured = try floor.measure([(0.5, 1_500)], busyToMatch: (cores: 8, ceiling: 2_000))
         let sweepPoint = try #require(measured.sweep.points.first)
-        // /proc/stat counts busy time in ticks, and on this VM a short window at a light load sometimes shows only a
+        // /proc/stat counts busy time in ticks, and on a VM a short window at a light load sometimes shows only a
         // few of them: then there is nothing to scale from, and no extra point (`matchingRate` covers the scaling).
         guard (sweepPoint.coresBusy ?? 0) >= 0.05 else {
             #expect(measured.atServerBusy == nil)

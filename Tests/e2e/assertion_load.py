@@ -4,7 +4,8 @@ Each worker attests its own keys and then sends assertions with strictly increas
 time (challenge fetched, assertion signed) and then sent back to back, so that a crash or an outage is likely to
 land while exchanges are in flight. Every exchange is remembered with what the client saw: acknowledged (OK),
 refused, or unknown (UNAVAILABLE, a broken connection: it may or may not have committed). `verify_history` then
-replays everything against a node and checks the invariants of issue 6 §3.
+replays everything against a node and checks the invariants: no counter backwards, no replay accepted, nothing
+acknowledged lost.
 """
 
 from __future__ import annotations

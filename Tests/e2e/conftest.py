@@ -54,7 +54,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, tls_files: tuple[Path, Path
     assert records, "attestd logged nothing"
     for record in records:
         assert {"level", "msg"} <= record.keys(), record
-    # Answered errors are logged with a request id (issue 2: "with a request id").
+    # Answered errors are logged with a request id.
     request_id_keys = {"requestid", "request_id", "request-id"}
     assert any(request_id_keys & {key.lower() for key in record} for record in records), "no log record has a request id"
 

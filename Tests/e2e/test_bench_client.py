@@ -1,4 +1,4 @@
-"""attestd-bench's own HTTP/2 client, h2c or TLS (issue 5: "h2c or TLS; gRPC or REST framing"): the whole `make bench`
+"""attestd-bench's own HTTP/2 client, h2c or TLS, gRPC or REST framing: the whole `make bench`
 script, kept short, over h2c with gRPC and over TLS with REST, and the client's certificate checks against the shared
 server's TLS listener, each refusal with the reason."""
 

@@ -1,4 +1,4 @@
-"""scripts/bench_stores_summary.py, which `make bench-stores` ends with: each store's mean throughput beside the
+"""scripts/bench-stores-summary.py, which `make bench-stores` ends with: each store's mean throughput beside the
 memory store's, and the 10 % verdict, from the runs' report.json files."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from attestd_server import REPO
 
-SUMMARY = REPO / "scripts" / "bench_stores_summary.py"
+SUMMARY = REPO / "scripts" / "bench-stores-summary.py"
 
 
 def phase(name: str, ok: float, *, pacing: str = "closed", streams: int = 16) -> dict:

@@ -1,4 +1,4 @@
-"""Horizontal scaling (issue 6 §4): three attestd nodes sharing a real redis-server behind a real HAProxy (h2 to
+"""Horizontal scaling: three attestd nodes sharing a real redis-server behind a real HAProxy (h2 to
 the nodes, health checks on the gRPC health service), all on loopback. Load spreads across the nodes; challenges,
 counters and limited-use tokens are shared, so a replay sent to any node is refused; a node killed mid-load loses
 only the requests it had in flight, and HAProxy routes around it."""

@@ -1,4 +1,4 @@
-"""Crash safety (issue 6 §3), with each store: attestd killed with SIGKILL in the middle of assertion load and
+"""Crash safety, with each store: attestd killed with SIGKILL in the middle of assertion load and
 started again, and redis-server killed and started again under load. Afterwards no counter has gone backwards, no
 replay (of an exchange or of a challenge) is accepted, and nothing acknowledged is lost; during a Redis outage the
 exchanges that need state answer UNAVAILABLE, never OK."""
@@ -130,7 +130,7 @@ def outage_under_load(node: AttestdServer, simulator: Simulator, redis: RedisSer
     during = [s for s in sent if s.started >= down and s.finished <= up]
     assert during, "no exchange was sent during the outage"
     assert {s.status for s in during} == {"UNAVAILABLE"}, [s.status for s in during]
-    # Challenges need no state: they are still issued while Redis is down (issue 6 §2).
+    # Challenges need no state: they are still issued while Redis is down.
     assert any(down <= t <= up for t in load.challenges_issued), (
         f"no challenge issued during the outage; failures: {load.challenge_failures[-5:]}")
     assert any(s.acknowledged and s.started > up for s in sent)

@@ -1,4 +1,4 @@
-"""The gateway sidecars (issue 9): a real nginx (deploy/nginx/nginx.conf, rendered for loopback) with auth_request
+"""The gateway sidecars: a real nginx (deploy/nginx/nginx.conf, rendered for loopback) with auth_request
 in front of a small upstream, and Envoy's ext_authz service called by a gRPC client generated from Envoy's own
 protos. Two attestd nodes share one SQLite state file, so a limited-use route's token is consumed once across both.
 Route policies under test: the default (enforce, any app), `redeem` (POST /api/redeem, limited-use), `other-only`
@@ -403,7 +403,7 @@ def test_ext_authz_in_monitor_mode_allows_and_counts(gateway: Gateway) -> None:
     assert gateway.decisions(1, "beta", "", "would_deny", "missingToken") == before + 1
 
 
-# ---- canonical paths, duplicate tokens, a denying default route (issue 32) ---------------------------------------
+# ---- canonical paths, duplicate tokens, a denying default route -----------------------------------------------
 
 # Spellings of POST /api/redeem that servers behind the gateway route to its handler: without regard to case
 # (Express, ASP.NET Core), without `;` parameters (Tomcat, Spring), with `\` as `/` (IIS, ASP.NET Core).

@@ -7,8 +7,8 @@ Timing: the machine running these tests has 2 cores shared with the server, the 
 is taken over a couple of hundred samples per window (the baseline as long as the attack), and the bound is 2x
 the larger of the baseline p99 and a floor (`P99_FLOOR_MS`), because a baseline of a millisecond or so moves by
 a millisecond with scheduling alone. The attacker runs on a thread at low priority (`at_low_priority`), so that
-its own CPU use (pure-Python frames, thousands of sockets) is not what the probe measures. Other engineers'
-builds only ever add latency, so a miss is measured again (`ATTEMPTS`); see `under_attack` and the report
+its own CPU use (pure-Python frames, thousands of sockets) is not what the probe measures. Other processes on
+the machine only ever add latency, so a miss is measured again (`ATTEMPTS`); see `under_attack` and the report
 printed by each test (`pytest -s`).
 """
 
@@ -143,7 +143,7 @@ def _latency_verdict(target: Target, name: str, started: float, ended: float) ->
 def under_attack(target: Target, name: str, attack: Callable[[], None], seconds: float = ATTACK_SECONDS) -> None:
     """A quiet baseline, then `attack` run round after round for `seconds` (at least once), then the verdict: the
     server alive, its RSS grown by less than the limit, every probe request answered, and the probe's p99 during
-    the attack within 2x of its p99 before. Other engineers' builds share this machine's 2 cores and only ever add
+    the attack within 2x of its p99 before. Other processes sharing the machine's cores only ever add
     latency, so a latency verdict that fails is measured again (up to `ATTEMPTS` times in all): one clean attempt
     shows that the attack itself does not slow others down; an attack that does fails every attempt."""
     misses = []

@@ -1,4 +1,4 @@
-"""A quiet HTTP/2 connection gives back memory it only needs while busy (issue 5: 10,000 idle connections), through the
+"""A quiet HTTP/2 connection gives back memory it only needs while busy (a node holds 10,000 idle connections), through the
 running server's own once-a-second scan, and says so on /metrics; the connection serves on afterwards."""
 
 from __future__ import annotations

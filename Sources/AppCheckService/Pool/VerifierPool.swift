@@ -57,7 +57,7 @@ public final class VerifierPool: Sendable {
     /// that pass it. Behind a deep queue that is small beside the wait every request has anyway; behind a shallow
     /// one it is added to requests that would hardly wait otherwise. At half the saturating rate of RS256
     /// assertions, holding whenever anything was queued, answers waited 0.34–0.54 ms at p99 for their loop, and
-    /// 0.31–0.33 ms with this rule (traced per request, BENCHMARKS.md fifteenth session); closed loops kept their
+    /// 0.31–0.33 ms with this rule (traced per request); closed loops kept their
     /// throughput.
     static let backlogPerThreadForHolds = 4
     /// While the backlog is deep, an answer waits at most this many of its thread's jobs for its loop's wake-up.

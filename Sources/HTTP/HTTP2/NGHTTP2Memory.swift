@@ -7,8 +7,8 @@ import Glibc
 ///
 /// Why: each session allocates a 16 KiB outbound frame buffer and a 4 KiB zeroed stream table up front, and an idle
 /// connection writes only its SETTINGS frame, into the buffer's first page. Over TLS both land on heap pages the
-/// handshake dirtied, so they stayed resident: 10,000 idle TLS connections held 416.5 MB, against the 200 MB the
-/// benchmark allows (BENCHMARKS.md, eleventh session). Dropping a block's pages costs one system call, and nghttp2
+/// handshake dirtied, so they stayed resident: 10,000 idle TLS connections held 416.5 MB, where the benchmark
+/// allows 256 MB. Dropping a block's pages costs one system call, and nghttp2
 /// allocates blocks this big only when a session starts or outgrows a buffer or its stream table, not per request.
 ///
 /// A session's allocator also remembers where its frame buffer and its stream table are (``SessionRecord``), so that

@@ -435,7 +435,7 @@ final class Connection {
 
     /// An idle HTTP/2 connection's share of a server holding thousands: the pages nghttp2 wrote its last frames
     /// to (up to 16 KiB, at least one page for every connection that has sent anything), its stream table's page
-    /// once every stream has closed, and the output buffer kept for the next turn (BENCHMARKS.md, twelfth session).
+    /// once every stream has closed, and the output buffer kept for the next turn.
     private func trimIdleMemory(_ http2: HTTP2Session) {
         var released = http2.releaseIdleMemory()
         if output.isEmpty {

@@ -1,4 +1,4 @@
-/// How `RedisStateStore` reaches its server. The lead maps attestd's JSON config onto this.
+/// How `RedisStateStore` reaches its server. attestd's configuration maps its JSON `store.redis` onto this.
 public struct RedisConfiguration: Sendable {
     public var host: String
     public var port: Int

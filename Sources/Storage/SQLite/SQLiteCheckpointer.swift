@@ -62,7 +62,7 @@ final class SQLiteCheckpointer: Sendable {
     /// A round copies what the writer committed since the last one, 1.5–2.4 ms of CPU at a quarter of this
     /// machine's ES256 assertion rate. At the normal policy the threads serving requests that woke meanwhile waited
     /// that long for a core (`perf sched`), every round: the slowest answer of each 0.1 s alternated between 0.7 and
-    /// 2–5 ms (BENCHMARKS.md, eleventh session). At `SCHED_IDLE` a round runs only while a core would otherwise
+    /// 2–5 ms. At `SCHED_IDLE` a round runs only while a core would otherwise
     /// idle, and gives the core up as soon as anything else wakes. No thread serving requests ever waits for it: a
     /// passive checkpoint blocks no writer. On cores kept busy it falls behind, and the writer checkpoints itself at
     /// `backstopFrames` as it does without this thread; only while a round is under way does the writer's checkpoint
@@ -118,8 +118,7 @@ final class SQLiteCheckpointer: Sendable {
     /// checkpointer's rounds never leave it so: frames keep coming while a round copies. Left alone, the log grew
     /// to the writer's backstop (256 MiB), and the writer's own checkpoint there synced the frames since the last
     /// round and every database page the rounds had copied: in ES256 assertion runs at half the saturating rate
-    /// that stopped all commits, and the answers waiting on them, for 5–14 ms every two seconds (BENCHMARKS.md,
-    /// sixteenth session).
+    /// that stopped all commits, and the answers waiting on them, for 5–14 ms every two seconds.
     ///
     /// Here the checkpointer does the slow part off the writer's path: it syncs the database file and copies again
     /// (a checkpoint syncs the log first), until fewer than `lastStepFrames` came in during the last copy. Then
@@ -160,10 +159,10 @@ final class SQLiteCheckpointer: Sendable {
     /// kernel's pages. Writing a frame into a page that is not cached makes the kernel read that page from disk
     /// first, synchronously, on the thread leading the commit, while every answer waiting for that commit waits
     /// too. A kernel that reclaims idle page cache on its own drops the parts of the WAL the writer has not come
-    /// back to for a while: this project's VM pages out unmapped file pages idle for a minute (DAMON). In an ES256
+    /// back to for a while: a VM with DAMON reclaim pages out unmapped file pages idle for a minute. In an ES256
     /// assertion run the server issued 227 single-page reads in 3 s; over seven interleaved rounds the commit path
     /// waited for such reads (`ext4_block_write_begin`, in a 3 s trace) 1–301 times a round without this, and with
-    /// it none in five rounds, 65 and 5 in the other two (BENCHMARKS.md, tenth session). The kernel reads ahead at
+    /// it none in five rounds, 65 and 5 in the other two. The kernel reads ahead at
     /// most 8 MiB a call here (the device's read-ahead), hence the steps; for cached pages a step costs about
     /// 0.13 ms. The price: up to 64 MiB of the WAL (what follows the log, and its start) stay in the page cache.
     func readAheadOfWriter(_ ranges: [Range<Int>]) {

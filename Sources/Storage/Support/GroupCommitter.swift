@@ -11,7 +11,7 @@ import Synchronization
 /// commit (file locks, WAL frames, a round trip) is shared by more writes the busier the store is.
 ///
 /// Before this, callers slept until their batch was committed. A batch then held at most one write per verifier
-/// thread (two on this machine), so every write still paid most of a commit, and a sleeping verifier was one fewer
+/// thread (two on a 2-core machine), so every write still paid most of a commit, and a sleeping verifier was one fewer
 /// core verifying.
 ///
 /// The SQLite store commits this way (its commit is CPU and fsync, one writer at a time, so one batch commits at a

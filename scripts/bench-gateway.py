@@ -9,7 +9,7 @@ correctness check: attestd's `attestd_gateway_decisions_total{decision="allowed"
 of answered requests (h2load sees HTTP statuses only, never grpc-status). The RSA-2048 verify rate of
 `openssl speed` in the same run is the bound the uncached phase is compared with.
 
-  python3 Benchmarks/GatewayBench/gateway_bench.py [--bin .build/release/attestd] [--duration 10] [--warmup 2]
+  scripts/bench-gateway.py [--bin .build/release/attestd] [--duration 10] [--warmup 2]
       [--connections 8] [--streams 16] [--open-connections 2] [--open-streams 2] [--open-rates C,U]
       [--h2load-threads 1]
 
@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 PROJECT_NUMBER, PROJECT_ID = "123456789012", "attestd-dev"
 APP_ID = f"1:{PROJECT_NUMBER}:ios:0123456789abcdef"
 DEBUG_TOKEN = "0b7c3f0e-bench-4a57-9c1e-gateway00001"
@@ -192,7 +192,7 @@ def main() -> None:
     parser.add_argument("--h2load-threads", type=int, default=1)
     parser.add_argument("--open-connections", type=int, default=2, help="connections of the open-loop phases")
     parser.add_argument("--open-streams", type=int, default=2, help="streams per connection of the open-loop phases")
-    # The targets are 50,000 cached and 10,000 uncached checks/s with p99 under 2 ms at half those rates:
+    # The targets are 50,000 cached and 10,000 uncached checks/s with p99 under 2 ms at half those rates:
     # `--open-rates 25000,5000` holds the open-loop phases there instead of at half of the measured saturation.
     parser.add_argument("--open-rates", type=lambda text: [float(part) for part in text.split(",")], default=None,
                         metavar="CACHED,UNCACHED", help="open-loop request rates (default: half the closed-loop rate)")

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Summarises scripts/bench-stores.sh: per token algorithm and phase, each store's mean throughput over the
-rounds beside the memory store's, and whether state costs at most 10 % of it (issue 6's target).
+rounds beside the memory store's, and whether state costs at most 10 % of it (the target).
 
-Usage: bench_stores_summary.py DIR, where DIR holds ROUND-STORE/standard-ALG/report.json."""
+Usage: scripts/bench-stores-summary.py DIR, where DIR holds ROUND-STORE/standard-ALG/report.json."""
 import json
 import pathlib
 import statistics
