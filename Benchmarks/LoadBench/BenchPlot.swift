@@ -13,20 +13,30 @@ enum BenchPlot {
     private static let key = "set key outside right top vertical samplen 2"
 
     static func script(_ bench: Bench) -> String {
-        let rows = rows(bench.reports)
-        let sweeps = bench.sweeps
+        script(
+            reports: bench.reports, swept: bench.sweeps.map(\.kind), floored: Set(bench.floors.keys),
+            title: "attestd-bench: \(bench.options.label), \(bench.cores) cores, load average \(bench.loadAverage) at start",
+            warmup: bench.options.warmup)
+    }
+
+    /// The script for `reports`, where `swept` are the exchanges with an open-loop sweep, in `load.dat`'s order, and
+    /// `floored` those whose latency floor was measured.
+    static func script(
+        reports: [PhaseReport], swept: [RequestKind], floored: Set<RequestKind>, title: String, warmup: Double
+    ) -> String {
+        let rows = rows(reports)
         var text = """
             # gnuplot plot.gp (run in this folder) -> bench.png
             set terminal pngcairo size 2100,\(80 + 420 * max(1, rows.count)) noenhanced font ",10"
             set output 'bench.png'
-            set multiplot layout \(max(1, rows.count)),3 title "attestd-bench: \(quoted(bench.options.label)), \(bench.cores) cores, load average \(bench.loadAverage) at start"
+            set multiplot layout \(max(1, rows.count)),3 title "\(quoted(title))"
 
             """
         for row in rows {
-            let sweepIndex = row.kinds.count == 1 ? sweeps.firstIndex { $0.kind == row.kinds[0] } : nil
+            let sweepIndex = row.kinds.count == 1 ? swept.firstIndex(of: row.kinds[0]) : nil
             text += percentilePanel(row)
-            text += loadPanel(row, sweepIndex: sweepIndex, floor: sweepIndex.map { bench.floors[sweeps[$0].kind] != nil } ?? false)
-            text += timelinePanel(row, warmup: bench.options.warmup)
+            text += loadPanel(row, sweepIndex: sweepIndex, floor: sweepIndex.map { floored.contains(swept[$0]) } ?? false)
+            text += timelinePanel(row, warmup: warmup)
         }
         return text + "unset multiplot\n"
     }
