@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Regenerates Sources/AppCheckProtos (the protoc-c output for Protos/, checked in) from the .proto files.
+# Regenerates the code Protos/ states, all of it checked in:
+#   Sources/AppCheckProtos                 protoc-c's C output, and registry.c
+#   Sources/AppCheckMessages/Generated     the Swift message types (scripts/generate-swift-messages.py)
+#   Tests/AppCheckMessagesTests/Generated  a sample of every message, for the round-trip test
+#
 #   scripts/generate-protos.sh           rewrite the generated sources
 #   scripts/generate-protos.sh --check   regenerate into a temporary directory and exit 1 if the checked-in
 #                                        output differs (make check-protos, run by make test)
-# Layout: sources beside each other under Sources/AppCheckProtos/<proto path>.pb-c.c, headers under include/ with
+# C layout: sources beside each other under Sources/AppCheckProtos/<proto path>.pb-c.c, headers under include/ with
 # the same relative paths (the generated .c files include "google/.../x.pb-c.h", found through include/), an
-# umbrella include/AppCheckProtos.h with its module.modulemap for Swift, and registry.c, which gives Swift the real address of every
-# descriptor by full name (Swift cannot take the address of an imported C constant).
+# umbrella include/AppCheckProtos.h with its module.modulemap for Swift, and registry.c, which gives Swift the real
+# address of every descriptor by full name (Swift cannot take the address of an imported C constant).
+# Swift: protoc-c also writes the FileDescriptorSet of the same files with their comments, from which the Python
+# generator writes one Swift file per message, its doc comments taken from the .proto comments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,14 +31,17 @@ protos=(
   envoy/service/auth/v3/attribute_context.proto
   envoy/service/auth/v3/external_auth.proto
 )
-target=Sources/AppCheckProtos
+targets=(Sources/AppCheckProtos Sources/AppCheckMessages/Generated Tests/AppCheckMessagesTests/Generated)
 
 command -v protoc-c >/dev/null || { echo "generate-protos: protoc-c not found (Debian package protobuf-c-compiler; run make deps)" >&2; exit 2; }
 
 generate() {
-  local out="$1" raw
+  local root="$1" out raw
+  out="$root/Sources/AppCheckProtos"
   raw="$(mktemp -d)"
-  protoc-c --c_out="$raw" -I Protos "${protos[@]}"
+  protoc-c --c_out="$raw" --descriptor_set_out="$raw/descriptors.pb" --include_source_info -I Protos "${protos[@]}"
+  python3 scripts/generate-swift-messages.py "$raw/descriptors.pb" "$root/Sources/AppCheckMessages/Generated" \
+    "$root/Tests/AppCheckMessagesTests/Generated/GeneratedSamples.swift"
   mkdir -p "$out/include"
   (cd "$raw" && find . -name '*.pb-c.c') | while read -r f; do
     mkdir -p "$out/$(dirname "$f")"; cp "$raw/$f" "$out/$f"
@@ -99,21 +108,27 @@ generate() {
   } > "$out/registry.c"
 }
 
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+generate "$tmp"
 if [ "${1:-}" = "--check" ]; then
-  tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-  generate "$tmp"
-  if ! diff -r "$tmp" "$target" >/dev/null; then
-    echo "generate-protos: $target is stale: it differs from what Protos/ generates." >&2
-    diff -r "$tmp" "$target" | head -40 >&2 || true
+  stale=0
+  for target in "${targets[@]}"; do
+    if ! diff -r "$tmp/$target" "$target" >/dev/null 2>&1; then
+      echo "generate-protos: $target is stale: it differs from what Protos/ generates." >&2
+      diff -r "$tmp/$target" "$target" | head -40 >&2 || true
+      stale=1
+    fi
+  done
+  if [ "$stale" -ne 0 ]; then
     echo "Run scripts/generate-protos.sh (make protos) and commit the result." >&2
     exit 1
   fi
-  echo "generate-protos: $target is up to date."
+  echo "generate-protos: ${targets[*]} are up to date."
 else
-  tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-  generate "$tmp"
-  rm -rf "$target"
-  mkdir -p "$target"
-  cp -R "$tmp/." "$target/"
-  echo "generate-protos: wrote $target"
+  for target in "${targets[@]}"; do
+    rm -rf "$target"
+    mkdir -p "$target"
+    cp -R "$tmp/$target/." "$target/"
+  done
+  echo "generate-protos: wrote ${targets[*]}"
 fi

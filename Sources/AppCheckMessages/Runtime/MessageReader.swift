@@ -49,6 +49,7 @@ struct MessageReader {
     }
 
     func bytes(_ number: UInt32) -> [UInt8] {
+        guard has(number) else { return [] }
         let data = base.load(fromByteOffset: offset(number), as: ProtobufCBinaryData.self)
         guard data.len > 0, let start = data.data else { return [] }
         return Array(UnsafeBufferPointer(start: start, count: data.len))
@@ -60,8 +61,8 @@ struct MessageReader {
 
     func int32(_ number: UInt32) -> Int32 { has(number) ? base.load(fromByteOffset: offset(number), as: Int32.self) : 0 }
     func double(_ number: UInt32) -> Double { has(number) ? base.load(fromByteOffset: offset(number), as: Double.self) : 0 }
-    func uint32(_ number: UInt32) -> UInt32 { base.load(fromByteOffset: offset(number), as: UInt32.self) }
-    func int64(_ number: UInt32) -> Int64 { base.load(fromByteOffset: offset(number), as: Int64.self) }
+    func uint32(_ number: UInt32) -> UInt32 { has(number) ? base.load(fromByteOffset: offset(number), as: UInt32.self) : 0 }
+    func int64(_ number: UInt32) -> Int64 { has(number) ? base.load(fromByteOffset: offset(number), as: Int64.self) : 0 }
 
     /// A message field, or nil when it is absent.
     func message<M: CBackedMessage>(_ number: UInt32, as type: M.Type = M.self) throws(GRPCStatus) -> M? {
@@ -82,5 +83,12 @@ struct MessageReader {
             messages.append(try M(reading: MessageReader(array[i], M.descriptor)))
         }
         return messages
+    }
+
+    /// A map field; the last entry of a repeated key wins, as protobuf's map semantics say.
+    func map<Entry: MapEntry>(_ number: UInt32, as type: Entry.Type) throws(GRPCStatus) -> [Entry.Key: Entry.Value] {
+        var map: [Entry.Key: Entry.Value] = [:]
+        for entry in try messages(number, as: Entry.self) { map[entry.key] = entry.value }
+        return map
     }
 }

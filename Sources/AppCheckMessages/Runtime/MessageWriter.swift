@@ -61,10 +61,12 @@ struct MessageWriter {
                         as: UnsafeMutablePointer<UnsafeMutablePointer<CChar>>?.self)
     }
 
+    /// Sets a bytes field; empty is the default and is left as protobuf-c initialised it, unless the field is a
+    /// oneof's member.
     func bytes(_ number: UInt32, _ value: [UInt8]) {
-        guard !value.isEmpty else { return }
+        guard !value.isEmpty || isOneofMember(number) else { return }
         let copy = arena.pointee.allocate(value.count)
-        value.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        value.withUnsafeBytes { if value.count > 0 { copy.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
         let data = ProtobufCBinaryData(len: value.count, data: copy.assumingMemoryBound(to: UInt8.self))
         base.storeBytes(of: data, toByteOffset: offset(number), as: ProtobufCBinaryData.self)
     }
@@ -96,6 +98,11 @@ struct MessageWriter {
         base.storeBytes(of: values.count, toByteOffset: Int(field.quantifier_offset), as: Int.self)
         base.storeBytes(of: UnsafeMutablePointer?(array), toByteOffset: Int(field.offset),
                         as: UnsafeMutablePointer<UnsafeMutableRawPointer>?.self)
+    }
+
+    /// Sets a map field, its entries in key order so that equal maps encode alike.
+    func map<Entry: MapEntry>(_ number: UInt32, _ map: [Entry.Key: Entry.Value], as type: Entry.Type) {
+        messages(number, map.sorted { $0.key < $1.key }.map { Entry(key: $0.key, value: $0.value) })
     }
 
     private func build<M: CBackedMessage>(_ value: M) -> UnsafeMutableRawPointer {

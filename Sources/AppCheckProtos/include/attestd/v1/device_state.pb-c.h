@@ -26,6 +26,9 @@ typedef struct Attestd__V1__TwoBitsState Attestd__V1__TwoBitsState;
 
 /* --- messages --- */
 
+/*
+ * Asks for the two bits Apple's DeviceCheck keeps for a device.
+ */
 struct  Attestd__V1__QueryTwoBitsRequest
 {
   ProtobufCMessage base;
@@ -43,6 +46,9 @@ struct  Attestd__V1__QueryTwoBitsRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Sets the two bits Apple's DeviceCheck keeps for a device.
+ */
 struct  Attestd__V1__UpdateTwoBitsRequest
 {
   ProtobufCMessage base;
@@ -62,6 +68,9 @@ struct  Attestd__V1__UpdateTwoBitsRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
 
 
+/*
+ * The two bits Apple's DeviceCheck keeps for a device.
+ */
 struct  Attestd__V1__TwoBitsState
 {
   ProtobufCMessage base;

@@ -41,6 +41,9 @@ typedef enum _Attestd__V1__AttestationEnvironment {
 
 /* --- messages --- */
 
+/*
+ * Asks for one attested key of an app.
+ */
 struct  Attestd__V1__GetAttestedKeyRequest
 {
   ProtobufCMessage base;
@@ -58,6 +61,9 @@ struct  Attestd__V1__GetAttestedKeyRequest
     , (char *)protobuf_c_empty_string, {0,NULL} }
 
 
+/*
+ * Revokes an attested key: later assertions with it are refused.
+ */
 struct  Attestd__V1__RevokeAttestedKeyRequest
 {
   ProtobufCMessage base;
@@ -65,6 +71,9 @@ struct  Attestd__V1__RevokeAttestedKeyRequest
    * projects/{project_number or project_id}/apps/{app_id}; bound from the URL path over REST.
    */
   char *app;
+  /*
+   * The App Attest key id: SHA-256 of the credential public key.
+   */
   ProtobufCBinaryData key_id;
   /*
    * Why the key was revoked, for operators; kept with the key, never shown to devices.
@@ -76,14 +85,23 @@ struct  Attestd__V1__RevokeAttestedKeyRequest
     , (char *)protobuf_c_empty_string, {0,NULL}, (char *)protobuf_c_empty_string }
 
 
+/*
+ * What attestd knows of an attested App Attest key.
+ */
 struct  Attestd__V1__AttestedKey
 {
   ProtobufCMessage base;
+  /*
+   * The App Attest key id: SHA-256 of the credential public key.
+   */
   ProtobufCBinaryData key_id;
   /*
    * projects/{project_number}/apps/{app_id}
    */
   char *app;
+  /*
+   * The App Attest environment of the attestation.
+   */
   Attestd__V1__AttestationEnvironment environment;
   /*
    * When attestd accepted the key's attestation.
@@ -103,13 +121,28 @@ struct  Attestd__V1__AttestedKey
    */
   uint32_t risk_metric;
   /*
-   * Dates of the latest receipt.
+   * Creation time of the latest receipt.
    */
   Google__Protobuf__Timestamp *receipt_creation_time;
+  /*
+   * Not-before time of the latest receipt.
+   */
   Google__Protobuf__Timestamp *receipt_not_before_time;
+  /*
+   * Expiration time of the latest receipt.
+   */
   Google__Protobuf__Timestamp *receipt_expiration_time;
+  /*
+   * Whether assertions made with the key are refused.
+   */
   protobuf_c_boolean revoked;
+  /*
+   * When the key was revoked.
+   */
   Google__Protobuf__Timestamp *revoke_time;
+  /*
+   * Why the key was revoked.
+   */
   char *revoke_reason;
 };
 #define ATTESTD__V1__ATTESTED_KEY__INIT \

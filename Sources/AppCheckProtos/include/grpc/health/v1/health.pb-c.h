@@ -34,6 +34,9 @@ typedef enum _Grpc__Health__V1__HealthCheckResponse__ServingStatus {
 
 /* --- messages --- */
 
+/*
+ * Asks for the health of a service (empty: the whole server).
+ */
 struct  Grpc__Health__V1__HealthCheckRequest
 {
   ProtobufCMessage base;
@@ -47,6 +50,9 @@ struct  Grpc__Health__V1__HealthCheckRequest
     , (char *)protobuf_c_empty_string }
 
 
+/*
+ * The health of a service.
+ */
 struct  Grpc__Health__V1__HealthCheckResponse
 {
   ProtobufCMessage base;

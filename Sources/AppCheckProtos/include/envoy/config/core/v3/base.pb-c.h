@@ -27,9 +27,21 @@ typedef struct Envoy__Config__Core__V3__HeaderMap Envoy__Config__Core__V3__Heade
  * Describes the supported actions types for header append action.
  */
 typedef enum _Envoy__Config__Core__V3__HeaderValueOption__HeaderAppendAction {
+  /*
+   * Appends to the header's existing value, or adds the header when it is absent.
+   */
   ENVOY__CONFIG__CORE__V3__HEADER_VALUE_OPTION__HEADER_APPEND_ACTION__APPEND_IF_EXISTS_OR_ADD = 0,
+  /*
+   * Adds the header only when it is absent.
+   */
   ENVOY__CONFIG__CORE__V3__HEADER_VALUE_OPTION__HEADER_APPEND_ACTION__ADD_IF_ABSENT = 1,
+  /*
+   * Replaces whatever the client sent under the same name, or adds the header: what identity headers need.
+   */
   ENVOY__CONFIG__CORE__V3__HEADER_VALUE_OPTION__HEADER_APPEND_ACTION__OVERWRITE_IF_EXISTS_OR_ADD = 2,
+  /*
+   * Replaces the header's value only when it is present.
+   */
   ENVOY__CONFIG__CORE__V3__HEADER_VALUE_OPTION__HEADER_APPEND_ACTION__OVERWRITE_IF_EXISTS = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(ENVOY__CONFIG__CORE__V3__HEADER_VALUE_OPTION__HEADER_APPEND_ACTION)
 } Envoy__Config__Core__V3__HeaderValueOption__HeaderAppendAction;

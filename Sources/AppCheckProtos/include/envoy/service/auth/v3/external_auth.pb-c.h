@@ -31,6 +31,9 @@ typedef struct Envoy__Service__Auth__V3__CheckResponse Envoy__Service__Auth__V3_
 
 /* --- messages --- */
 
+/*
+ * What Envoy's ext_authz filter asks about one downstream request.
+ */
 struct  Envoy__Service__Auth__V3__CheckRequest
 {
   ProtobufCMessage base;
@@ -105,7 +108,9 @@ typedef enum {
 } Envoy__Service__Auth__V3__CheckResponse__HttpResponseCase;
 
 /*
- * Intended for gRPC and Network Authorization servers only.
+ * Intended for gRPC and Network Authorization servers only. attestd allows (status OK, with headers for the
+ * upstream request), denies (with the HTTP answer the downstream client gets), or fails (no decision could be made:
+ * Envoy's `failure_mode_allow` and `status_on_error` apply).
  */
 struct  Envoy__Service__Auth__V3__CheckResponse
 {

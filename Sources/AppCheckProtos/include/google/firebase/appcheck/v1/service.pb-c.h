@@ -43,6 +43,9 @@ typedef struct Google__Firebase__Appcheck__V1__VerifyAppCheckTokenResponse Googl
 
 /* --- messages --- */
 
+/*
+ * Asks for the public keys that verify App Check tokens.
+ */
 struct  Google__Firebase__Appcheck__V1__GetPublicJwkSetRequest
 {
   ProtobufCMessage base;
@@ -57,7 +60,7 @@ struct  Google__Firebase__Appcheck__V1__GetPublicJwkSetRequest
 
 
 /*
- * A JSON Web Key Set (RFC 7517 §5).
+ * A JSON Web Key Set (RFC 7517 §5): the keys that verify App Check tokens.
  */
 struct  Google__Firebase__Appcheck__V1__PublicJwkSet
 {
@@ -76,20 +79,47 @@ struct  Google__Firebase__Appcheck__V1__PublicJwkSet
 struct  Google__Firebase__Appcheck__V1__PublicJwk
 {
   ProtobufCMessage base;
+  /*
+   * Key type: "RSA" or "EC".
+   */
   char *kty;
+  /*
+   * "sig".
+   */
   char *use;
+  /*
+   * "RS256" or "ES256".
+   */
   char *alg;
+  /*
+   * The key id tokens name in their header.
+   */
   char *kid;
+  /*
+   * RSA modulus, base64url.
+   */
   char *n;
+  /*
+   * RSA exponent, base64url.
+   */
   char *e;
+  /*
+   * EC curve ("P-256").
+   */
   /*
    * ours
    */
   char *crv;
   /*
+   * EC x coordinate, base64url.
+   */
+  /*
    * ours
    */
   char *x;
+  /*
+   * EC y coordinate, base64url.
+   */
   /*
    * ours
    */
@@ -120,6 +150,9 @@ struct  Google__Firebase__Appcheck__V1__AppCheckToken
     , (char *)protobuf_c_empty_string, NULL }
 
 
+/*
+ * SafetyNet (shut down by Google); attestd answers UNIMPLEMENTED.
+ */
 struct  Google__Firebase__Appcheck__V1__ExchangeSafetyNetTokenRequest
 {
   ProtobufCMessage base;
@@ -137,6 +170,9 @@ struct  Google__Firebase__Appcheck__V1__ExchangeSafetyNetTokenRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Exchanges a DeviceCheck token for an App Check token.
+ */
 struct  Google__Firebase__Appcheck__V1__ExchangeDeviceCheckTokenRequest
 {
   ProtobufCMessage base;
@@ -149,6 +185,9 @@ struct  Google__Firebase__Appcheck__V1__ExchangeDeviceCheckTokenRequest
    */
   char *device_token;
   /*
+   * Whether the token is for limited use (replay protection): a 5-minute token.
+   */
+  /*
    * ours
    */
   protobuf_c_boolean limited_use;
@@ -158,14 +197,23 @@ struct  Google__Firebase__Appcheck__V1__ExchangeDeviceCheckTokenRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * reCAPTCHA v3; attestd answers UNIMPLEMENTED.
+ */
 struct  Google__Firebase__Appcheck__V1__ExchangeRecaptchaV3TokenRequest
 {
   ProtobufCMessage base;
+  /*
+   * projects/{project_number or project_id}/apps/{app_id}; bound from the URL path over REST.
+   */
   char *app;
   /*
    * ours
    */
   char *recaptcha_v3_token;
+  /*
+   * Whether the token is for limited use (replay protection): a 5-minute token.
+   */
   /*
    * ours
    */
@@ -176,14 +224,23 @@ struct  Google__Firebase__Appcheck__V1__ExchangeRecaptchaV3TokenRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * reCAPTCHA Enterprise; attestd answers UNIMPLEMENTED.
+ */
 struct  Google__Firebase__Appcheck__V1__ExchangeRecaptchaEnterpriseTokenRequest
 {
   ProtobufCMessage base;
+  /*
+   * projects/{project_number or project_id}/apps/{app_id}; bound from the URL path over REST.
+   */
   char *app;
   /*
    * ours
    */
   char *recaptcha_enterprise_token;
+  /*
+   * Whether the token is for limited use (replay protection): a 5-minute token.
+   */
   /*
    * ours
    */
@@ -194,14 +251,23 @@ struct  Google__Firebase__Appcheck__V1__ExchangeRecaptchaEnterpriseTokenRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * Exchanges a custom token signed by a service account for an App Check token.
+ */
 struct  Google__Firebase__Appcheck__V1__ExchangeCustomTokenRequest
 {
   ProtobufCMessage base;
+  /*
+   * projects/{project_number or project_id}/apps/{app_id}; bound from the URL path over REST.
+   */
   char *app;
   /*
    * An RS256 JWT signed by a service account.
    */
   char *custom_token;
+  /*
+   * Whether the token is for limited use (replay protection): a 5-minute token.
+   */
   /*
    * ours
    */
@@ -212,14 +278,23 @@ struct  Google__Firebase__Appcheck__V1__ExchangeCustomTokenRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * Exchanges a debug token secret for an App Check token.
+ */
 struct  Google__Firebase__Appcheck__V1__ExchangeDebugTokenRequest
 {
   ProtobufCMessage base;
+  /*
+   * projects/{project_number or project_id}/apps/{app_id}; bound from the URL path over REST.
+   */
   char *app;
   /*
    * A debug token secret created for the app.
    */
   char *debug_token;
+  /*
+   * Whether the token is for limited use (replay protection): a 5-minute token.
+   */
   /*
    * ours
    */
@@ -230,9 +305,15 @@ struct  Google__Firebase__Appcheck__V1__ExchangeDebugTokenRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * Asks for a one-time App Attest challenge. The iOS SDK sends no body at all.
+ */
 struct  Google__Firebase__Appcheck__V1__GenerateAppAttestChallengeRequest
 {
   ProtobufCMessage base;
+  /*
+   * projects/{project_number or project_id}/apps/{app_id}; bound from the URL path over REST.
+   */
   char *app;
 };
 #define GOOGLE__FIREBASE__APPCHECK__V1__GENERATE_APP_ATTEST_CHALLENGE_REQUEST__INIT \
@@ -240,6 +321,9 @@ struct  Google__Firebase__Appcheck__V1__GenerateAppAttestChallengeRequest
     , (char *)protobuf_c_empty_string }
 
 
+/*
+ * A one-time App Attest challenge.
+ */
 struct  Google__Firebase__Appcheck__V1__GenerateAppAttestChallengeResponse
 {
   ProtobufCMessage base;
@@ -257,9 +341,15 @@ struct  Google__Firebase__Appcheck__V1__GenerateAppAttestChallengeResponse
     , {0,NULL}, NULL }
 
 
+/*
+ * An App Attest attestation of a new key, to exchange for an artifact and an App Check token.
+ */
 struct  Google__Firebase__Appcheck__V1__ExchangeAppAttestAttestationRequest
 {
   ProtobufCMessage base;
+  /*
+   * projects/{project_number or project_id}/apps/{app_id}; bound from the URL path over REST.
+   */
   char *app;
   /*
    * The CBOR attestation object from DCAppAttestService.attestKey.
@@ -274,6 +364,9 @@ struct  Google__Firebase__Appcheck__V1__ExchangeAppAttestAttestationRequest
    */
   ProtobufCBinaryData key_id;
   /*
+   * Whether the token is for limited use (replay protection): a 5-minute token.
+   */
+  /*
    * ours
    */
   protobuf_c_boolean limited_use;
@@ -283,6 +376,9 @@ struct  Google__Firebase__Appcheck__V1__ExchangeAppAttestAttestationRequest
     , (char *)protobuf_c_empty_string, {0,NULL}, {0,NULL}, {0,NULL}, 0 }
 
 
+/*
+ * The answer to an accepted attestation.
+ */
 struct  Google__Firebase__Appcheck__V1__ExchangeAppAttestAttestationResponse
 {
   ProtobufCMessage base;
@@ -290,6 +386,9 @@ struct  Google__Firebase__Appcheck__V1__ExchangeAppAttestAttestationResponse
    * Opaque to the client; sent back on every assertion.
    */
   ProtobufCBinaryData artifact;
+  /*
+   * The App Check token minted for the attestation.
+   */
   /*
    * ours
    */
@@ -300,9 +399,15 @@ struct  Google__Firebase__Appcheck__V1__ExchangeAppAttestAttestationResponse
     , {0,NULL}, NULL }
 
 
+/*
+ * An App Attest assertion made with an attested key, to exchange for an App Check token.
+ */
 struct  Google__Firebase__Appcheck__V1__ExchangeAppAttestAssertionRequest
 {
   ProtobufCMessage base;
+  /*
+   * projects/{project_number or project_id}/apps/{app_id}; bound from the URL path over REST.
+   */
   char *app;
   /*
    * From the earlier ExchangeAppAttestAttestationResponse.
@@ -317,6 +422,9 @@ struct  Google__Firebase__Appcheck__V1__ExchangeAppAttestAssertionRequest
    */
   ProtobufCBinaryData challenge;
   /*
+   * Whether the token is for limited use (replay protection): a 5-minute token.
+   */
+  /*
    * ours
    */
   protobuf_c_boolean limited_use;
@@ -326,9 +434,15 @@ struct  Google__Firebase__Appcheck__V1__ExchangeAppAttestAssertionRequest
     , (char *)protobuf_c_empty_string, {0,NULL}, {0,NULL}, {0,NULL}, 0 }
 
 
+/*
+ * Play Integrity; attestd answers UNIMPLEMENTED.
+ */
 struct  Google__Firebase__Appcheck__V1__GeneratePlayIntegrityChallengeRequest
 {
   ProtobufCMessage base;
+  /*
+   * projects/{project_number or project_id}/apps/{app_id}; bound from the URL path over REST.
+   */
   char *app;
 };
 #define GOOGLE__FIREBASE__APPCHECK__V1__GENERATE_PLAY_INTEGRITY_CHALLENGE_REQUEST__INIT \
@@ -336,6 +450,9 @@ struct  Google__Firebase__Appcheck__V1__GeneratePlayIntegrityChallengeRequest
     , (char *)protobuf_c_empty_string }
 
 
+/*
+ * Play Integrity; attestd answers UNIMPLEMENTED.
+ */
 struct  Google__Firebase__Appcheck__V1__GeneratePlayIntegrityChallengeResponse
 {
   ProtobufCMessage base;
@@ -353,14 +470,23 @@ struct  Google__Firebase__Appcheck__V1__GeneratePlayIntegrityChallengeResponse
     , (char *)protobuf_c_empty_string, NULL }
 
 
+/*
+ * Play Integrity; attestd answers UNIMPLEMENTED.
+ */
 struct  Google__Firebase__Appcheck__V1__ExchangePlayIntegrityTokenRequest
 {
   ProtobufCMessage base;
+  /*
+   * projects/{project_number or project_id}/apps/{app_id}; bound from the URL path over REST.
+   */
   char *app;
   /*
    * ours
    */
   char *play_integrity_token;
+  /*
+   * Whether the token is for limited use (replay protection): a 5-minute token.
+   */
   /*
    * ours
    */
@@ -371,6 +497,9 @@ struct  Google__Firebase__Appcheck__V1__ExchangePlayIntegrityTokenRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * Asks whether an App Check token was already consumed, consuming it.
+ */
 struct  Google__Firebase__Appcheck__V1__VerifyAppCheckTokenRequest
 {
   ProtobufCMessage base;
@@ -382,6 +511,9 @@ struct  Google__Firebase__Appcheck__V1__VerifyAppCheckTokenRequest
    */
   char *project;
   /*
+   * The App Check token (a JWT).
+   */
+  /*
    * ours
    */
   char *app_check_token;
@@ -391,9 +523,15 @@ struct  Google__Firebase__Appcheck__V1__VerifyAppCheckTokenRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Whether the token had been consumed before this call.
+ */
 struct  Google__Firebase__Appcheck__V1__VerifyAppCheckTokenResponse
 {
   ProtobufCMessage base;
+  /*
+   * False on the first call for a token, true on every later call.
+   */
   /*
    * ours
    */
