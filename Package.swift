@@ -69,14 +69,22 @@ let package = Package(
             dependencies: ["Basics", "CNghttp2", "CHTTPParser", "CShimsLinux", "TLS", "Crypto", "Observability", "Batching"],
             swiftSettings: swiftSettings
         ),
+        // attestd's configuration file: parsing and validation, the key files and listener services it names.
+        .target(
+            name: "Config",
+            dependencies: ["Basics", "AppAttest", "AppCheckMessages", "Crypto", "HTTP", "Observability", "TLS", "Tokens"],
+            swiftSettings: swiftSettings
+        ),
+        // The verifier threads: exchanges' crypto and store calls off the event loops, batched per thread.
+        .target(name: "VerifierPool", dependencies: ["Basics", "Batching", "HTTP", "Observability"], swiftSettings: swiftSettings),
         .target(
             name: "AppCheckService",
-            dependencies: ["Basics", "AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "TLS", "Observability", "Crypto", "Storage", "Apple", "Batching"],
+            dependencies: ["Basics", "AppAttest", "Tokens", "AppCheckMessages", "GRPC", "HTTP", "TLS", "Observability", "Crypto", "Storage", "Apple", "Batching", "Config", "VerifierPool"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "attestd",
-            dependencies: ["Basics", "AppCheckService", "AppAttest", "Crypto", "Observability", "Tokens"],
+            dependencies: ["Basics", "AppCheckService", "Config", "AppAttest", "Crypto", "Observability", "Tokens"],
             swiftSettings: swiftSettings
         ),
         // A simulated device on the command line, with its CAs persisted, for the development loop and e2e tests.
@@ -193,10 +201,14 @@ let package = Package(
         // CNghttp2: the HTTP/2 tests pipe nghttp2 sessions into the server's.
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "Basics", "CNghttp2", "TLS", "Batching"], swiftSettings: swiftSettings),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "Observability"], swiftSettings: swiftSettings),
+        .testTarget(name: "ConfigTests", dependencies: ["Config", "HTTP", "Storage", "Tokens", "Crypto"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "VerifierPoolTests", dependencies: ["VerifierPool", "Basics", "Batching", "HTTP", "Observability", "Storage"], swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AppCheckServiceTests",
             // Crypto, Storage, Observability: the gateway tests mint with fresh keys and use the in-memory store.
-            dependencies: ["AppCheckService", "AppAttest", "AppAttestSimulator", "Basics", "GRPC", "AppCheckMessages", "Tokens", "Crypto", "Storage", "Observability", "Batching"],
+            dependencies: ["AppCheckService", "Config", "VerifierPool", "AppAttest", "AppAttestSimulator", "Basics", "GRPC", "AppCheckMessages", "Tokens", "Crypto", "Storage", "Observability", "Batching"],
             swiftSettings: swiftSettings
         ),
         // Runs the built attestd binary (found next to the test bundle) end to end.

@@ -1,4 +1,5 @@
 import AppCheckService
+import Config
 import Observability
 
 /// `attestd serve` and `attestd check-config`.

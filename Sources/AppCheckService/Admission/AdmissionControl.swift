@@ -1,4 +1,5 @@
 import Basics
+import Config
 import GRPC
 import HTTP
 import Observability

@@ -1,3 +1,4 @@
+import Config
 import HTTP
 import Synchronization
 

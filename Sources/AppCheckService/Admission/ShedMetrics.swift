@@ -1,5 +1,6 @@
 import HTTP
 import Observability
+import VerifierPool
 
 /// `attestd_shed_total{reason}`: work refused or connections cut off to protect everyone else, from the admission
 /// control, the verifier pool and the HTTP server's abuse defences, read at scrape time.

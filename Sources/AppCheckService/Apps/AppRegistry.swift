@@ -1,4 +1,5 @@
 import AppAttest
+public import Config
 /// The configured projects and apps, looked up by the resource names clients send
 /// (`projects/{project number or id}/apps/{app id}`: the iOS SDK sends the project id, other clients the number).
 public struct AppRegistry: Sendable {

@@ -6,6 +6,7 @@ import GRPC
 import Observability
 import Storage
 import Tokens
+import VerifierPool
 
 /// Everything the exchange RPCs share: the verifiers, the keys, the state store, the pool they run on, and the
 /// failure metric. One per process; every member is safe to use from any thread.
@@ -122,22 +123,5 @@ struct ExchangeContext: Sendable {
         } catch {
             throw GRPCStatus(.internal, "Could not sign the token.", cause: error)
         }
-    }
-}
-
-/// The attestation providers, as the failure metric labels them.
-enum Provider: String, Sendable {
-    case appAttest = "app_attest"
-    case debug
-    case deviceCheck = "device_check"
-    case custom
-    case token = "app_check_token"
-}
-
-extension RegisteredApp {
-    var tokenLifetime: TokenLifetime { TokenLifetime(seconds: Int64(configuration.tokenTTLSeconds)) ?? .default }
-
-    var attestEnvironment: AppAttestEnvironment {
-        configuration.environment == .production ? .production : .development
     }
 }

@@ -1,9 +1,11 @@
 import Basics
 import Batching
+import Config
 import GRPC
 import Observability
 import Storage
 import Tokens
+import VerifierPool
 
 /// Decides whether a request may pass the gateway: its path is canonicalized to pick the route policy (or refused
 /// when it has no canonical form), the App Check token from its headers is verified (signature against attestd's

@@ -1,3 +1,4 @@
+import Config
 import GRPC
 import HTTP
 import Tokens

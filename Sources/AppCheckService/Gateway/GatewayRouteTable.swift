@@ -1,3 +1,5 @@
+import Config
+
 /// The route policies in their configured order, and the one a request falls under.
 struct GatewayRouteTable: Sendable {
     let routes: [Configuration.GatewayRoute]

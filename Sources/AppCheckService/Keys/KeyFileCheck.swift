@@ -1,3 +1,4 @@
+public import Config
 import Foundation
 import Tokens
 

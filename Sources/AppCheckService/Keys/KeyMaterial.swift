@@ -1,3 +1,4 @@
+import Config
 import Crypto
 import Foundation
 import HTTP

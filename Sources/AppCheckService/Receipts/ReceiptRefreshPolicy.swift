@@ -1,3 +1,5 @@
+import Config
+
 /// When a key is due again after one refresh, from what Apple answered: the scheduling rules in one pure place.
 struct ReceiptRefreshPolicy: Sendable {
     /// What one refresh came to.

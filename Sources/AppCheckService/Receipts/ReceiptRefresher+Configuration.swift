@@ -1,3 +1,4 @@
+import Config
 import Observability
 import Storage
 

@@ -1,6 +1,7 @@
 import AppAttest
 import Apple
 import Basics
+import Config
 import Crypto
 import Foundation
 import Observability

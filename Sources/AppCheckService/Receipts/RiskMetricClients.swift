@@ -1,4 +1,5 @@
 import Apple
+import Config
 import Crypto
 
 /// One risk-metric client per app that configures a developer key (`deviceCheck`: Apple authenticates the

@@ -1,5 +1,6 @@
 import AppCheckMessages
 import Batching
+public import Config
 public import GRPC
 
 /// How a request's message arrives and how its answer must leave: protobuf for gRPC, JSON for REST.

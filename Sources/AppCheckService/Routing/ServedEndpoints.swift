@@ -1,3 +1,4 @@
+import Config
 import GRPC
 
 /// The endpoints one listener serves, by gRPC path and by REST route. A listener's table holds only what its role

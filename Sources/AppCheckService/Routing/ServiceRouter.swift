@@ -1,5 +1,6 @@
 import Basics
 import Batching
+import Config
 import GRPC
 import HTTP
 import Observability

@@ -1,11 +1,13 @@
 import AppAttest
 import AppCheckMessages
+public import Config
 import HTTP
 public import Observability
 import Storage
 import Synchronization
 import TLS
 import Tokens
+import VerifierPool
 
 /// attestd assembled from its configuration: the keys, the apps, the verifiers, the state store, the RPC
 /// endpoints, the metrics and the HTTP server, with SIGTERM/SIGINT starting a graceful shutdown.

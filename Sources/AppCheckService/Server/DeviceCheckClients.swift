@@ -1,8 +1,10 @@
 import Apple
+import Config
 import Crypto
 import Foundation
 import GRPC
 import Observability
+import VerifierPool
 
 /// One DeviceCheck client per app that configures a developer key, built at start so that a missing or unreadable
 /// `.p8` file stops attestd at once instead of failing requests later; and the threads the calls to Apple block on.

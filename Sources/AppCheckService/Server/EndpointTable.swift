@@ -1,4 +1,5 @@
 import AppCheckMessages
+import Config
 import Tokens
 
 /// Every RPC attestd knows, each with the endpoint that serves it. The switch is exhaustive, so a new RPC in

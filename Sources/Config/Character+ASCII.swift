@@ -1,0 +1,9 @@
+import AppAttest
+import Crypto
+import HTTP
+import Foundation
+import Observability
+
+extension Character {
+    package var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}
