@@ -3,207 +3,216 @@
 import AppCheckMessages
 
 /// One value of every generated message with every field set (and one more for each further member
-/// of a oneof), no two scalar fields of a value alike.
+/// of a oneof), no two scalar fields of a value alike. Made afresh on each use rather than kept in
+/// globals: Swift keeps a oneof's case in spare bits of its payload's pointer, which LeakSanitizer
+/// cannot follow from a global, so a global sample would be reported as a leak.
 enum GeneratedSamples {
-    static let all: [any ProtoMessage & Hashable] = [
-        protoDuration,
-        protoTimestamp,
-        protoStruct,
-        protoValue,
-        protoValueNumberValue,
-        protoValueStringValue,
-        protoValueBoolValue,
-        protoBoolValue,
-        getPublicJwkSetRequest,
-        publicJwkSet,
-        publicJwk,
-        appCheckToken,
-        exchangeSafetyNetTokenRequest,
-        exchangeDeviceCheckTokenRequest,
-        exchangeRecaptchaV3TokenRequest,
-        exchangeRecaptchaEnterpriseTokenRequest,
-        exchangeCustomTokenRequest,
-        exchangeDebugTokenRequest,
-        generateAppAttestChallengeRequest,
-        generateAppAttestChallengeResponse,
-        exchangeAppAttestAttestationRequest,
-        exchangeAppAttestAttestationResponse,
-        exchangeAppAttestAssertionRequest,
-        generatePlayIntegrityChallengeRequest,
-        generatePlayIntegrityChallengeResponse,
-        exchangePlayIntegrityTokenRequest,
-        verifyAppCheckTokenRequest,
-        verifyAppCheckTokenResponse,
-        healthCheckRequest,
-        healthCheckResponse,
-        queryTwoBitsRequest,
-        updateTwoBitsRequest,
-        twoBitsState,
-        getAttestedKeyRequest,
-        revokeAttestedKeyRequest,
-        attestedKey,
-        rpcStatus,
-        envoyHeaderValue,
-        envoyHeaderValueOption,
-        envoyHeaderMap,
-        envoyHttpStatus,
-        envoyAttributeContext,
-        envoyAttributeContextRequest,
-        envoyAttributeContextHttpRequest,
-        envoyCheckRequest,
-        envoyDeniedHttpResponse,
-        envoyOkHttpResponse,
-        envoyCheckResponse,
-        envoyCheckResponseOkResponse,
-        envoyCheckResponseErrorResponse,
-    ]
+    static var all: [any ProtoMessage & Hashable] {
+        [
+            protoDuration,
+            protoTimestamp,
+            protoStruct,
+            protoValue,
+            protoValueNumberValue,
+            protoValueStringValue,
+            protoValueBoolValue,
+            protoBoolValue,
+            getPublicJwkSetRequest,
+            publicJwkSet,
+            publicJwk,
+            appCheckToken,
+            exchangeSafetyNetTokenRequest,
+            exchangeDeviceCheckTokenRequest,
+            exchangeRecaptchaV3TokenRequest,
+            exchangeRecaptchaEnterpriseTokenRequest,
+            exchangeCustomTokenRequest,
+            exchangeDebugTokenRequest,
+            generateAppAttestChallengeRequest,
+            generateAppAttestChallengeResponse,
+            exchangeAppAttestAttestationRequest,
+            exchangeAppAttestAttestationResponse,
+            exchangeAppAttestAssertionRequest,
+            generatePlayIntegrityChallengeRequest,
+            generatePlayIntegrityChallengeResponse,
+            exchangePlayIntegrityTokenRequest,
+            verifyAppCheckTokenRequest,
+            verifyAppCheckTokenResponse,
+            healthCheckRequest,
+            healthCheckResponse,
+            queryTwoBitsRequest,
+            updateTwoBitsRequest,
+            twoBitsState,
+            getAttestedKeyRequest,
+            revokeAttestedKeyRequest,
+            attestedKey,
+            rpcStatus,
+            envoyHeaderValue,
+            envoyHeaderValueOption,
+            envoyHeaderMap,
+            envoyHttpStatus,
+            envoyAttributeContext,
+            envoyAttributeContextRequest,
+            envoyAttributeContextHttpRequest,
+            envoyCheckRequest,
+            envoyDeniedHttpResponse,
+            envoyOkHttpResponse,
+            envoyCheckResponse,
+            envoyCheckResponseOkResponse,
+            envoyCheckResponseErrorResponse,
+        ]
+    }
 
-    static let protoDuration = ProtoDuration(seconds: 1, nanos: 2)
+    static var protoDuration: ProtoDuration { ProtoDuration(seconds: 1, nanos: 2) }
 
-    static let protoTimestamp = ProtoTimestamp(seconds: 3, nanos: 4)
+    static var protoTimestamp: ProtoTimestamp { ProtoTimestamp(seconds: 3, nanos: 4) }
 
-    static let protoStruct = ProtoStruct(fields: ["key-5": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0))),
-        "key-6": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0)))])
+    static var protoStruct: ProtoStruct { ProtoStruct(fields: ["key-5": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0))),
+        "key-6": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0)))]) }
 
-    static let protoValue = ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0)))
+    static var protoValue: ProtoValue { ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0))) }
 
-    static let protoValueNumberValue = ProtoValue(kind: .numberValue(7.5))
+    static var protoValueNumberValue: ProtoValue { ProtoValue(kind: .numberValue(7.5)) }
 
-    static let protoValueStringValue = ProtoValue(kind: .stringValue("string_value-8"))
+    static var protoValueStringValue: ProtoValue { ProtoValue(kind: .stringValue("string_value-8")) }
 
-    static let protoValueBoolValue = ProtoValue(kind: .boolValue(true))
+    static var protoValueBoolValue: ProtoValue { ProtoValue(kind: .boolValue(true)) }
 
-    static let protoBoolValue = ProtoBoolValue(value: true)
+    static var protoBoolValue: ProtoBoolValue { ProtoBoolValue(value: true) }
 
-    static let getPublicJwkSetRequest = GetPublicJwkSetRequest(name: "name-11")
+    static var getPublicJwkSetRequest: GetPublicJwkSetRequest { GetPublicJwkSetRequest(name: "name-11") }
 
-    static let publicJwkSet = PublicJwkSet(keys: [PublicJwk(kty: "kty-12", use: "use-13", alg: "alg-14", kid: "kid-15",
-        n: "n-16", e: "e-17", crv: "crv-18", x: "x-19", y: "y-20"), PublicJwk(kty: "kty-21", use: "use-22",
-        alg: "alg-23", kid: "kid-24", n: "n-25", e: "e-26", crv: "crv-27", x: "x-28", y: "y-29")])
+    static var publicJwkSet: PublicJwkSet { PublicJwkSet(keys: [PublicJwk(kty: "kty-12", use: "use-13", alg: "alg-14",
+        kid: "kid-15", n: "n-16", e: "e-17", crv: "crv-18", x: "x-19", y: "y-20"), PublicJwk(kty: "kty-21",
+        use: "use-22", alg: "alg-23", kid: "kid-24", n: "n-25", e: "e-26", crv: "crv-27", x: "x-28", y: "y-29")]) }
 
-    static let publicJwk = PublicJwk(kty: "kty-30", use: "use-31", alg: "alg-32", kid: "kid-33", n: "n-34", e: "e-35",
-        crv: "crv-36", x: "x-37", y: "y-38")
+    static var publicJwk: PublicJwk { PublicJwk(kty: "kty-30", use: "use-31", alg: "alg-32", kid: "kid-33", n: "n-34",
+        e: "e-35", crv: "crv-36", x: "x-37", y: "y-38") }
 
-    static let appCheckToken = AppCheckToken(token: "token-39", ttl: ProtoDuration(seconds: 40, nanos: 41))
+    static var appCheckToken: AppCheckToken { AppCheckToken(token: "token-39", ttl: ProtoDuration(seconds: 40,
+        nanos: 41)) }
 
-    static let exchangeSafetyNetTokenRequest = ExchangeSafetyNetTokenRequest(app: "app-42",
-        safetyNetToken: "safety_net_token-43")
+    static var exchangeSafetyNetTokenRequest: ExchangeSafetyNetTokenRequest { ExchangeSafetyNetTokenRequest(app: "app-42",
+        safetyNetToken: "safety_net_token-43") }
 
-    static let exchangeDeviceCheckTokenRequest = ExchangeDeviceCheckTokenRequest(app: "app-44",
-        deviceToken: "device_token-45", limitedUse: true)
+    static var exchangeDeviceCheckTokenRequest: ExchangeDeviceCheckTokenRequest { ExchangeDeviceCheckTokenRequest(app: "app-44",
+        deviceToken: "device_token-45", limitedUse: true) }
 
-    static let exchangeRecaptchaV3TokenRequest = ExchangeRecaptchaV3TokenRequest(app: "app-47",
-        recaptchaV3Token: "recaptcha_v3_token-48", limitedUse: true)
+    static var exchangeRecaptchaV3TokenRequest: ExchangeRecaptchaV3TokenRequest { ExchangeRecaptchaV3TokenRequest(app: "app-47",
+        recaptchaV3Token: "recaptcha_v3_token-48", limitedUse: true) }
 
-    static let exchangeRecaptchaEnterpriseTokenRequest = ExchangeRecaptchaEnterpriseTokenRequest(app: "app-50",
-        recaptchaEnterpriseToken: "recaptcha_enterprise_token-51", limitedUse: true)
+    static var exchangeRecaptchaEnterpriseTokenRequest: ExchangeRecaptchaEnterpriseTokenRequest { ExchangeRecaptchaEnterpriseTokenRequest(app: "app-50",
+        recaptchaEnterpriseToken: "recaptcha_enterprise_token-51", limitedUse: true) }
 
-    static let exchangeCustomTokenRequest = ExchangeCustomTokenRequest(app: "app-53", customToken: "custom_token-54",
-        limitedUse: true)
+    static var exchangeCustomTokenRequest: ExchangeCustomTokenRequest { ExchangeCustomTokenRequest(app: "app-53",
+        customToken: "custom_token-54", limitedUse: true) }
 
-    static let exchangeDebugTokenRequest = ExchangeDebugTokenRequest(app: "app-56", debugToken: "debug_token-57",
-        limitedUse: true)
+    static var exchangeDebugTokenRequest: ExchangeDebugTokenRequest { ExchangeDebugTokenRequest(app: "app-56",
+        debugToken: "debug_token-57", limitedUse: true) }
 
-    static let generateAppAttestChallengeRequest = GenerateAppAttestChallengeRequest(app: "app-59")
+    static var generateAppAttestChallengeRequest: GenerateAppAttestChallengeRequest { GenerateAppAttestChallengeRequest(app: "app-59") }
 
-    static let generateAppAttestChallengeResponse = GenerateAppAttestChallengeResponse(challenge: [60, 0, 255],
-        ttl: ProtoDuration(seconds: 61, nanos: 62))
+    static var generateAppAttestChallengeResponse: GenerateAppAttestChallengeResponse { GenerateAppAttestChallengeResponse(challenge: [60,
+        0, 255], ttl: ProtoDuration(seconds: 61, nanos: 62)) }
 
-    static let exchangeAppAttestAttestationRequest = ExchangeAppAttestAttestationRequest(app: "app-63",
-        attestationStatement: [64, 0, 255], challenge: [65, 0, 255], keyID: [66, 0, 255], limitedUse: true)
+    static var exchangeAppAttestAttestationRequest: ExchangeAppAttestAttestationRequest { ExchangeAppAttestAttestationRequest(app: "app-63",
+        attestationStatement: [64, 0, 255], challenge: [65, 0, 255], keyID: [66, 0, 255], limitedUse: true) }
 
-    static let exchangeAppAttestAttestationResponse = ExchangeAppAttestAttestationResponse(artifact: [68, 0, 255],
-        appCheckToken: AppCheckToken(token: "token-69", ttl: ProtoDuration(seconds: 70, nanos: 71)))
+    static var exchangeAppAttestAttestationResponse: ExchangeAppAttestAttestationResponse { ExchangeAppAttestAttestationResponse(artifact: [68,
+        0, 255], appCheckToken: AppCheckToken(token: "token-69", ttl: ProtoDuration(seconds: 70, nanos: 71))) }
 
-    static let exchangeAppAttestAssertionRequest = ExchangeAppAttestAssertionRequest(app: "app-72", artifact: [73, 0,
-        255], assertion: [74, 0, 255], challenge: [75, 0, 255], limitedUse: true)
+    static var exchangeAppAttestAssertionRequest: ExchangeAppAttestAssertionRequest { ExchangeAppAttestAssertionRequest(app: "app-72",
+        artifact: [73, 0, 255], assertion: [74, 0, 255], challenge: [75, 0, 255], limitedUse: true) }
 
-    static let generatePlayIntegrityChallengeRequest = GeneratePlayIntegrityChallengeRequest(app: "app-77")
+    static var generatePlayIntegrityChallengeRequest: GeneratePlayIntegrityChallengeRequest { GeneratePlayIntegrityChallengeRequest(app: "app-77") }
 
-    static let generatePlayIntegrityChallengeResponse = GeneratePlayIntegrityChallengeResponse(challenge: "challenge-78",
-        ttl: ProtoDuration(seconds: 79, nanos: 80))
+    static var generatePlayIntegrityChallengeResponse: GeneratePlayIntegrityChallengeResponse { GeneratePlayIntegrityChallengeResponse(challenge: "challenge-78",
+        ttl: ProtoDuration(seconds: 79, nanos: 80)) }
 
-    static let exchangePlayIntegrityTokenRequest = ExchangePlayIntegrityTokenRequest(app: "app-81",
-        playIntegrityToken: "play_integrity_token-82", limitedUse: true)
+    static var exchangePlayIntegrityTokenRequest: ExchangePlayIntegrityTokenRequest { ExchangePlayIntegrityTokenRequest(app: "app-81",
+        playIntegrityToken: "play_integrity_token-82", limitedUse: true) }
 
-    static let verifyAppCheckTokenRequest = VerifyAppCheckTokenRequest(project: "project-84",
-        appCheckToken: "app_check_token-85")
+    static var verifyAppCheckTokenRequest: VerifyAppCheckTokenRequest { VerifyAppCheckTokenRequest(project: "project-84",
+        appCheckToken: "app_check_token-85") }
 
-    static let verifyAppCheckTokenResponse = VerifyAppCheckTokenResponse(alreadyConsumed: true)
+    static var verifyAppCheckTokenResponse: VerifyAppCheckTokenResponse { VerifyAppCheckTokenResponse(alreadyConsumed: true) }
 
-    static let healthCheckRequest = HealthCheckRequest(service: "service-87")
+    static var healthCheckRequest: HealthCheckRequest { HealthCheckRequest(service: "service-87") }
 
-    static let healthCheckResponse = HealthCheckResponse(status: HealthCheckResponse.ServingStatus(rawValue: 3))
+    static var healthCheckResponse: HealthCheckResponse { HealthCheckResponse(status: HealthCheckResponse.ServingStatus(rawValue: 3)) }
 
-    static let queryTwoBitsRequest = QueryTwoBitsRequest(app: "app-88", deviceToken: "device_token-89")
+    static var queryTwoBitsRequest: QueryTwoBitsRequest { QueryTwoBitsRequest(app: "app-88",
+        deviceToken: "device_token-89") }
 
-    static let updateTwoBitsRequest = UpdateTwoBitsRequest(app: "app-90", deviceToken: "device_token-91", bit0: true,
-        bit1: true)
+    static var updateTwoBitsRequest: UpdateTwoBitsRequest { UpdateTwoBitsRequest(app: "app-90",
+        deviceToken: "device_token-91", bit0: true, bit1: true) }
 
-    static let twoBitsState = TwoBitsState(bit0: true, bit1: true, lastUpdateTime: ProtoTimestamp(seconds: 96,
-        nanos: 97), bitsSet: true)
+    static var twoBitsState: TwoBitsState { TwoBitsState(bit0: true, bit1: true,
+        lastUpdateTime: ProtoTimestamp(seconds: 96, nanos: 97), bitsSet: true) }
 
-    static let getAttestedKeyRequest = GetAttestedKeyRequest(app: "app-99", keyID: [100, 0, 255])
+    static var getAttestedKeyRequest: GetAttestedKeyRequest { GetAttestedKeyRequest(app: "app-99", keyID: [100, 0,
+        255]) }
 
-    static let revokeAttestedKeyRequest = RevokeAttestedKeyRequest(app: "app-101", keyID: [102, 0, 255],
-        reason: "reason-103")
+    static var revokeAttestedKeyRequest: RevokeAttestedKeyRequest { RevokeAttestedKeyRequest(app: "app-101",
+        keyID: [102, 0, 255], reason: "reason-103") }
 
-    static let attestedKey = AttestedKey(keyID: [104, 0, 255], app: "app-105",
+    static var attestedKey: AttestedKey { AttestedKey(keyID: [104, 0, 255], app: "app-105",
         environment: AttestationEnvironment(rawValue: 2), firstAttestedTime: ProtoTimestamp(seconds: 106, nanos: 107),
         lastSeenTime: ProtoTimestamp(seconds: 108, nanos: 109), counter: 110, riskMetric: 111,
         receiptCreationTime: ProtoTimestamp(seconds: 112, nanos: 113),
         receiptNotBeforeTime: ProtoTimestamp(seconds: 114, nanos: 115),
         receiptExpirationTime: ProtoTimestamp(seconds: 116, nanos: 117), revoked: true,
-        revokeTime: ProtoTimestamp(seconds: 119, nanos: 120), revokeReason: "revoke_reason-121")
+        revokeTime: ProtoTimestamp(seconds: 119, nanos: 120), revokeReason: "revoke_reason-121") }
 
-    static let rpcStatus = RPCStatus(code: 122, message: "message-123")
+    static var rpcStatus: RPCStatus { RPCStatus(code: 122, message: "message-123") }
 
-    static let envoyHeaderValue = EnvoyHeaderValue(key: "key-124", value: "value-125", rawValue: [126, 0, 255])
+    static var envoyHeaderValue: EnvoyHeaderValue { EnvoyHeaderValue(key: "key-124", value: "value-125", rawValue: [126,
+        0, 255]) }
 
-    static let envoyHeaderValueOption = EnvoyHeaderValueOption(header: EnvoyHeaderValue(key: "key-127",
+    static var envoyHeaderValueOption: EnvoyHeaderValueOption { EnvoyHeaderValueOption(header: EnvoyHeaderValue(key: "key-127",
         value: "value-128", rawValue: [129, 0, 255]), append: ProtoBoolValue(value: true),
-        appendAction: EnvoyHeaderValueOption.HeaderAppendAction(rawValue: 3), keepEmptyValue: true)
+        appendAction: EnvoyHeaderValueOption.HeaderAppendAction(rawValue: 3), keepEmptyValue: true) }
 
-    static let envoyHeaderMap = EnvoyHeaderMap(headers: [EnvoyHeaderValue(key: "key-132", value: "value-133",
-        rawValue: [134, 0, 255]), EnvoyHeaderValue(key: "key-135", value: "value-136", rawValue: [137, 0, 255])])
+    static var envoyHeaderMap: EnvoyHeaderMap { EnvoyHeaderMap(headers: [EnvoyHeaderValue(key: "key-132",
+        value: "value-133", rawValue: [134, 0, 255]), EnvoyHeaderValue(key: "key-135", value: "value-136",
+        rawValue: [137, 0, 255])]) }
 
-    static let envoyHttpStatus = EnvoyHttpStatus(code: EnvoyStatusCode(rawValue: 504))
+    static var envoyHttpStatus: EnvoyHttpStatus { EnvoyHttpStatus(code: EnvoyStatusCode(rawValue: 504)) }
 
-    static let envoyAttributeContext = EnvoyAttributeContext(request: EnvoyAttributeContext.Request(http: EnvoyAttributeContext.HttpRequest(id: "id-138",
+    static var envoyAttributeContext: EnvoyAttributeContext { EnvoyAttributeContext(request: EnvoyAttributeContext.Request(http: EnvoyAttributeContext.HttpRequest(id: "id-138",
         method: "method-139", headers: ["key-140": "value-141", "key-142": "value-143"],
         headerMap: EnvoyHeaderMap(headers: [EnvoyHeaderValue(key: "key-144", value: "value-145", rawValue: [146, 0,
         255]), EnvoyHeaderValue(key: "key-147", value: "value-148", rawValue: [149, 0, 255])]), path: "path-150",
         host: "host-151", scheme: "scheme-152", protocol: "protocol-153")), contextExtensions: ["key-154": "value-155",
-        "key-156": "value-157"])
+        "key-156": "value-157"]) }
 
-    static let envoyAttributeContextRequest = EnvoyAttributeContext.Request(http: EnvoyAttributeContext.HttpRequest(id: "id-158",
+    static var envoyAttributeContextRequest: EnvoyAttributeContext.Request { EnvoyAttributeContext.Request(http: EnvoyAttributeContext.HttpRequest(id: "id-158",
         method: "method-159", headers: ["key-160": "value-161", "key-162": "value-163"],
         headerMap: EnvoyHeaderMap(headers: [EnvoyHeaderValue(key: "key-164", value: "value-165", rawValue: [166, 0,
         255]), EnvoyHeaderValue(key: "key-167", value: "value-168", rawValue: [169, 0, 255])]), path: "path-170",
-        host: "host-171", scheme: "scheme-172", protocol: "protocol-173"))
+        host: "host-171", scheme: "scheme-172", protocol: "protocol-173")) }
 
-    static let envoyAttributeContextHttpRequest = EnvoyAttributeContext.HttpRequest(id: "id-174", method: "method-175",
-        headers: ["key-176": "value-177", "key-178": "value-179"],
+    static var envoyAttributeContextHttpRequest: EnvoyAttributeContext.HttpRequest { EnvoyAttributeContext.HttpRequest(id: "id-174",
+        method: "method-175", headers: ["key-176": "value-177", "key-178": "value-179"],
         headerMap: EnvoyHeaderMap(headers: [EnvoyHeaderValue(key: "key-180", value: "value-181", rawValue: [182, 0,
         255]), EnvoyHeaderValue(key: "key-183", value: "value-184", rawValue: [185, 0, 255])]), path: "path-186",
-        host: "host-187", scheme: "scheme-188", protocol: "protocol-189")
+        host: "host-187", scheme: "scheme-188", protocol: "protocol-189") }
 
-    static let envoyCheckRequest = EnvoyCheckRequest(attributes: EnvoyAttributeContext(request: EnvoyAttributeContext.Request(http: EnvoyAttributeContext.HttpRequest(id: "id-190",
+    static var envoyCheckRequest: EnvoyCheckRequest { EnvoyCheckRequest(attributes: EnvoyAttributeContext(request: EnvoyAttributeContext.Request(http: EnvoyAttributeContext.HttpRequest(id: "id-190",
         method: "method-191", headers: ["key-192": "value-193", "key-194": "value-195"],
         headerMap: EnvoyHeaderMap(headers: [EnvoyHeaderValue(key: "key-196", value: "value-197", rawValue: [198, 0,
         255]), EnvoyHeaderValue(key: "key-199", value: "value-200", rawValue: [201, 0, 255])]), path: "path-202",
         host: "host-203", scheme: "scheme-204", protocol: "protocol-205")), contextExtensions: ["key-206": "value-207",
-        "key-208": "value-209"]))
+        "key-208": "value-209"])) }
 
-    static let envoyDeniedHttpResponse = EnvoyDeniedHttpResponse(status: EnvoyHttpStatus(code: EnvoyStatusCode(rawValue: 504)),
+    static var envoyDeniedHttpResponse: EnvoyDeniedHttpResponse { EnvoyDeniedHttpResponse(status: EnvoyHttpStatus(code: EnvoyStatusCode(rawValue: 504)),
         headers: [EnvoyHeaderValueOption(header: EnvoyHeaderValue(key: "key-210", value: "value-211", rawValue: [212, 0,
         255]), append: ProtoBoolValue(value: true),
         appendAction: EnvoyHeaderValueOption.HeaderAppendAction(rawValue: 3), keepEmptyValue: true),
         EnvoyHeaderValueOption(header: EnvoyHeaderValue(key: "key-215", value: "value-216", rawValue: [217, 0, 255]),
         append: ProtoBoolValue(value: true), appendAction: EnvoyHeaderValueOption.HeaderAppendAction(rawValue: 3),
-        keepEmptyValue: true)], body: "body-220")
+        keepEmptyValue: true)], body: "body-220") }
 
-    static let envoyOkHttpResponse = EnvoyOkHttpResponse(headers: [EnvoyHeaderValueOption(header: EnvoyHeaderValue(key: "key-221",
+    static var envoyOkHttpResponse: EnvoyOkHttpResponse { EnvoyOkHttpResponse(headers: [EnvoyHeaderValueOption(header: EnvoyHeaderValue(key: "key-221",
         value: "value-222", rawValue: [223, 0, 255]), append: ProtoBoolValue(value: true),
         appendAction: EnvoyHeaderValueOption.HeaderAppendAction(rawValue: 3), keepEmptyValue: true),
         EnvoyHeaderValueOption(header: EnvoyHeaderValue(key: "key-226", value: "value-227", rawValue: [228, 0, 255]),
@@ -214,9 +223,10 @@ enum GeneratedSamples {
         appendAction: EnvoyHeaderValueOption.HeaderAppendAction(rawValue: 3), keepEmptyValue: true),
         EnvoyHeaderValueOption(header: EnvoyHeaderValue(key: "key-238", value: "value-239", rawValue: [240, 0, 255]),
         append: ProtoBoolValue(value: true), appendAction: EnvoyHeaderValueOption.HeaderAppendAction(rawValue: 3),
-        keepEmptyValue: true)])
+        keepEmptyValue: true)]) }
 
-    static let envoyCheckResponse = EnvoyCheckResponse(status: RPCStatus(code: 243, message: "message-244"),
+    static var envoyCheckResponse: EnvoyCheckResponse { EnvoyCheckResponse(status: RPCStatus(code: 243,
+        message: "message-244"),
         httpResponse: .deniedResponse(EnvoyDeniedHttpResponse(status: EnvoyHttpStatus(code: EnvoyStatusCode(rawValue: 504)),
         headers: [EnvoyHeaderValueOption(header: EnvoyHeaderValue(key: "key-245", value: "value-246", rawValue: [247, 0,
         255]), append: ProtoBoolValue(value: true),
@@ -225,9 +235,10 @@ enum GeneratedSamples {
         append: ProtoBoolValue(value: true), appendAction: EnvoyHeaderValueOption.HeaderAppendAction(rawValue: 3),
         keepEmptyValue: true)], body: "body-255")),
         dynamicMetadata: ProtoStruct(fields: ["key-256": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0))),
-        "key-257": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0)))]))
+        "key-257": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0)))])) }
 
-    static let envoyCheckResponseOkResponse = EnvoyCheckResponse(status: RPCStatus(code: 258, message: "message-259"),
+    static var envoyCheckResponseOkResponse: EnvoyCheckResponse { EnvoyCheckResponse(status: RPCStatus(code: 258,
+        message: "message-259"),
         httpResponse: .okResponse(EnvoyOkHttpResponse(headers: [EnvoyHeaderValueOption(header: EnvoyHeaderValue(key: "key-260",
         value: "value-261", rawValue: [6, 0, 255]), append: ProtoBoolValue(value: true),
         appendAction: EnvoyHeaderValueOption.HeaderAppendAction(rawValue: 3), keepEmptyValue: true),
@@ -241,9 +252,9 @@ enum GeneratedSamples {
         append: ProtoBoolValue(value: true), appendAction: EnvoyHeaderValueOption.HeaderAppendAction(rawValue: 3),
         keepEmptyValue: true)])),
         dynamicMetadata: ProtoStruct(fields: ["key-282": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0))),
-        "key-283": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0)))]))
+        "key-283": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0)))])) }
 
-    static let envoyCheckResponseErrorResponse = EnvoyCheckResponse(status: RPCStatus(code: 284,
+    static var envoyCheckResponseErrorResponse: EnvoyCheckResponse { EnvoyCheckResponse(status: RPCStatus(code: 284,
         message: "message-285"),
         httpResponse: .errorResponse(EnvoyDeniedHttpResponse(status: EnvoyHttpStatus(code: EnvoyStatusCode(rawValue: 504)),
         headers: [EnvoyHeaderValueOption(header: EnvoyHeaderValue(key: "key-286", value: "value-287", rawValue: [32, 0,
@@ -253,5 +264,5 @@ enum GeneratedSamples {
         append: ProtoBoolValue(value: true), appendAction: EnvoyHeaderValueOption.HeaderAppendAction(rawValue: 3),
         keepEmptyValue: true)], body: "body-296")),
         dynamicMetadata: ProtoStruct(fields: ["key-297": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0))),
-        "key-298": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0)))]))
+        "key-298": ProtoValue(kind: .nullValue(ProtoNullValue(rawValue: 0)))])) }
 }
