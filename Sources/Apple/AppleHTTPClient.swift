@@ -51,9 +51,11 @@ final class AppleHTTPClient: Sendable {
             case .failure(let failure)?:
                 if failure.isSetup { throw AppleError(.unavailable, "libcurl refused an option: \(failure.description)") }
                 if failure.isPermanent { throw AppleError(.unavailable, "cannot reach \(url): \(failure.description)") }
-                // libcurl's timer and ours may disagree by a fraction of a millisecond: a timeout of an attempt the
-                // deadline bounded is the deadline running out, even when our clock reads a hair before it.
+                // A timeout of an attempt the deadline bounded is the deadline running out. libcurl's timer may fire
+                // a hair before ours reads the deadline: the call still ends at the deadline, not before it.
                 if failure.isTimeout && deadlineBoundsAttempt {
+                    let early = ContinuousClock.now.duration(to: deadline)
+                    if early > .zero { usleep(UInt32(early / .microseconds(1)) + 1) }
                     throw AppleError(.deadlineExceeded, "deadline exceeded calling \(url): \(failure.description)")
                 }
                 lastProblem = "transport: \(failure.description)"
