@@ -84,6 +84,7 @@ run() { # run NAME ALG PHASES [extra bench options...]
   "keys": { "challengeKey": "keys/challenge.json", "artifactKey": "keys/artifact.json",
             "tokenSigning": ["keys/token-signing.pem"], "generateMissing": true },
   "challengeTtlSeconds": 300,
+  "tokens": { "algorithm": "$alg" },
   "verifier": { "threads": ${VERIFIER_THREADS:-0} },
   "store": $store,
   "projects": [ { "number": "123456789012", "id": "attestd-dev",

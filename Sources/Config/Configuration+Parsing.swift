@@ -96,7 +96,8 @@ extension Configuration {
             generateMissing: keysReader?.bool("generateMissing", default: false) ?? false)
 
         let tokensReader = reader.object("tokens")
-        tokensReader?.rejectUnknownKeys(except: ["issuerPrefix"])
+        tokensReader?.rejectUnknownKeys(except: ["issuerPrefix", "algorithm"])
+        let tokenAlgorithm = tokensReader?.choice("algorithm", default: SigningAlgorithm.rs256) ?? .rs256
         let issuerPrefix = tokensReader?.string("issuerPrefix", default: "https://firebaseappcheck.googleapis.com/")
             ?? "https://firebaseappcheck.googleapis.com/"
         if !issuerPrefix.hasPrefix("https://") || !issuerPrefix.hasSuffix("/") {
@@ -165,7 +166,7 @@ extension Configuration {
             limits: limits,
             keys: keys,
             challengeTTLSeconds: reader.integer("challengeTtlSeconds", default: 300, in: 30...3_600),
-            tokens: Tokens(issuerPrefix: issuerPrefix),
+            tokens: Tokens(issuerPrefix: issuerPrefix, algorithm: tokenAlgorithm),
             verifier: verifier,
             trust: trust,
             admin: admin,

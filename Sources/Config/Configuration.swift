@@ -1,3 +1,4 @@
+public import Crypto
 import HTTP
 public import Observability
 
@@ -110,6 +111,9 @@ public struct Configuration: Sendable {
     public struct Tokens: Sendable {
         /// `iss` is this prefix followed by the project number; Firebase's Admin SDKs require Firebase's prefix.
         public var issuerPrefix: String
+        /// `tokens.algorithm`: what signs App Check tokens, `RS256` (the default: the only one the Firebase Admin
+        /// SDKs accept) or `ES256`. The newest listed key of this algorithm signs; other keys are only published.
+        public var algorithm: SigningAlgorithm = .rs256
     }
 
     public struct Verifier: Sendable {

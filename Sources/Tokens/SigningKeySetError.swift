@@ -1,6 +1,6 @@
 /// Why a set of token signing keys could not be assembled.
 public struct SigningKeySetError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Code: String, Sendable { case empty, duplicateKey, unreadableFile, invalidKey }
+    private enum Code: String, Sendable { case empty, duplicateKey, unreadableFile, invalidKey, noKeyForAlgorithm }
     private let code: Code
     /// The file and the key error, when there is one; not part of equality.
     public let detail: String
@@ -18,6 +18,8 @@ public struct SigningKeySetError: Error, Sendable, Equatable, CustomStringConver
     public static let unreadableFile = SigningKeySetError(.unreadableFile)
     /// A key file holds no usable key (see `PrivateKeyError`).
     public static let invalidKey = SigningKeySetError(.invalidKey)
+    /// No key of the configured token algorithm (`tokens.algorithm`) is listed, so nothing may sign.
+    public static let noKeyForAlgorithm = SigningKeySetError(.noKeyForAlgorithm)
 
     func with(detail: String) -> SigningKeySetError { SigningKeySetError(code, detail) }
 

@@ -35,7 +35,7 @@ enum ServeCommand {
     static func checkConfig(path: String) -> Int32 {
         do {
             let configuration = try Configuration.load(path: path)
-            let keyFiles = KeyFileCheck(configuration.keys)
+            let keyFiles = KeyFileCheck(configuration.keys, tokenAlgorithm: configuration.tokens.algorithm)
             guard keyFiles.problems.isEmpty else {
                 for problem in keyFiles.problems { FileHandleOutput.standardError(problem + "\n") }
                 return 1

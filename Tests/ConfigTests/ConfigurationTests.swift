@@ -17,6 +17,14 @@ struct ConfigurationTests {
              "environment":"development"}]}]}
         """
 
+    @Test("tokens.algorithm is RS256 unless the file says ES256, and nothing else")
+    func tokenAlgorithm() throws {
+        let es256 = valid.replacingOccurrences(of: #""listeners""#, with: #""tokens":{"algorithm":"ES256"},"listeners""#)
+        #expect(try parse(es256).tokens.algorithm == .es256)
+        let bad = valid.replacingOccurrences(of: #""listeners""#, with: #""tokens":{"algorithm":"PS256"},"listeners""#)
+        #expect(throws: ConfigurationError.self) { try parse(bad) }
+    }
+
     @Test("reads a valid file, applies defaults and resolves relative paths against its directory")
     func validFile() throws {
         let configuration = try parse(valid)
@@ -29,6 +37,7 @@ struct ConfigurationTests {
         #expect(configuration.projects[0].apps[0].tokenTTLSeconds == 3600)
         #expect(configuration.verifier.queueCapacity == 4096)
         #expect(configuration.tokens.issuerPrefix == "https://firebaseappcheck.googleapis.com/")
+        #expect(configuration.tokens.algorithm == .rs256)
         #expect(configuration.limits.maxMessageBytes == 65536)
         #expect(configuration.challengeTTLSeconds == 300)
         #expect(configuration.projects[0].apps[0].environment == .development)

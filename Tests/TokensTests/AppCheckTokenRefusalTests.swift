@@ -6,7 +6,7 @@ import Tokens
 @Suite("App Check token refusals")
 struct AppCheckTokenRefusalTests {
     let now: Int64 = 1_800_000_000
-    let set = try! SigningKeySet(keys: [TestKeys.rsa, TestKeys.p256])
+    let set = try! SigningKeySet(keys: [TestKeys.rsa, TestKeys.p256], signingWith: .es256)
     var verifier: AppCheckTokenVerifier { AppCheckTokenVerifier(keys: set) }
     var rsaKid: String { TestKeys.rsa.publicKey.jwk.kid }
 

@@ -19,7 +19,7 @@ struct AppCheckTokenTests {
     @Test("mints RS256 and ES256 tokens in Firebase's format that verify with our verifier", arguments: [SigningAlgorithm.rs256, .es256])
     func roundTrip(algorithm: SigningAlgorithm) throws {
         let key = algorithm == .rs256 ? TestKeys.rsa : TestKeys.p256
-        let set = try SigningKeySet(keys: [key])
+        let set = try SigningKeySet(keys: [key], signingWith: algorithm)
         let minted = try mint(set)
         #expect(minted.lifetime == .default)
         #expect(minted.expiresAt - minted.issuedAt == 3_600)
@@ -49,7 +49,7 @@ struct AppCheckTokenTests {
     @Test("makes signatures the openssl tool verifies over the JWS signing input", arguments: [SigningAlgorithm.rs256, .es256])
     func independentlyVerifiable(algorithm: SigningAlgorithm) throws {
         let key = algorithm == .rs256 ? TestKeys.rsa : TestKeys.p256
-        let token = try mint(SigningKeySet(keys: [key])).token
+        let token = try mint(SigningKeySet(keys: [key], signingWith: algorithm)).token
         let parts = token.split(separator: ".")
         let signature = try #require(Base64.url.decode(parts[2]))
         let scratch = try ScratchDirectory()
@@ -65,7 +65,7 @@ struct AppCheckTokenTests {
 
     @Test("escapes app and project names in the claims")
     func escapesClaims() throws {
-        let set = try SigningKeySet(keys: [TestKeys.p256])
+        let set = try SigningKeySet(keys: [TestKeys.p256], signingWith: .es256)
         let odd = "app\"with\\quote\n"
         let minted = try AppCheckTokenIssuer(keys: set).mint(appID: odd, projectNumber: "1", projectID: "p\"q", lifetime: .default, now: now)
         let claims = try JWTBuilder.segment(minted.token, 1)
@@ -76,14 +76,14 @@ struct AppCheckTokenTests {
 
     @Test("gives every token a different jti")
     func uniqueIDs() throws {
-        let set = try SigningKeySet(keys: [TestKeys.p256])
+        let set = try SigningKeySet(keys: [TestKeys.p256], signingWith: .es256)
         let ids = try (0..<20).map { _ in try mint(set).jti }
         #expect(Set(ids).count == 20)
     }
 
     @Test("mints from many tasks at once with one issuer, every token distinct and valid")
     func concurrentMinting() async throws {
-        let issuer = AppCheckTokenIssuer(keys: try SigningKeySet(keys: [TestKeys.p256]))
+        let issuer = AppCheckTokenIssuer(keys: try SigningKeySet(keys: [TestKeys.p256], signingWith: .es256))
         let verifier = AppCheckTokenVerifier(keys: issuer.keys)
         let (app, number, projectID, now) = (app, number, projectID, now)
         let tokens = await withTaskGroup(of: String?.self) { group in
@@ -100,21 +100,21 @@ struct AppCheckTokenTests {
 
     @Test("keeps verifying a token signed by an old key while that key is in the set")
     func rotation() throws {
-        let old = try SigningKeySet(keys: [TestKeys.rsaOther])
+        let old = try SigningKeySet(keys: [TestKeys.rsaOther], signingWith: .rs256)
         let oldToken = try mint(old).token
-        let rotated = try SigningKeySet(keys: [TestKeys.rsaOther, TestKeys.rsa])
+        let rotated = try SigningKeySet(keys: [TestKeys.rsaOther, TestKeys.rsa], signingWith: .rs256)
         let newToken = try mint(rotated)
         #expect(try JWTBuilder.segment(newToken.token, 0)["kid"] as? String == TestKeys.rsa.publicKey.jwk.kid)
         let verifier = AppCheckTokenVerifier(keys: rotated)
         #expect(try verifier.verify(oldToken, project: number, now: now).kid == TestKeys.rsaOther.publicKey.jwk.kid)
         #expect(try verifier.verify(newToken.token, project: number, now: now).kid == TestKeys.rsa.publicKey.jwk.kid)
-        let retired = AppCheckTokenVerifier(keys: try SigningKeySet(keys: [TestKeys.rsa]))
+        let retired = AppCheckTokenVerifier(keys: try SigningKeySet(keys: [TestKeys.rsa], signingWith: .rs256))
         #expect(throws: AppCheckTokenError.unknownKey) { try retired.verify(oldToken, project: self.number, now: self.now) }
     }
 
     @Test("lives the given lifetime, and 5 minutes when limited-use")
     func lifetimes() throws {
-        let set = try SigningKeySet(keys: [TestKeys.p256])
+        let set = try SigningKeySet(keys: [TestKeys.p256], signingWith: .es256)
         #expect(try mint(set, lifetime: .limitedUse).expiresAt == now + 300)
         let week = try #require(TokenLifetime(seconds: 604_800))
         #expect(try mint(set, lifetime: week).expiresAt == now + 604_800)

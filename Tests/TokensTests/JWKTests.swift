@@ -36,7 +36,7 @@ struct JWKTests {
 
     @Test("publishes every key of the set as {\"keys\":[…]} with the fields JWKS fetchers need")
     func jwksDocument() throws {
-        let set = try SigningKeySet(keys: [TestKeys.rsa, TestKeys.p256])
+        let set = try SigningKeySet(keys: [TestKeys.rsa, TestKeys.p256], signingWith: .es256)
         let root = try #require(try JSONSerialization.jsonObject(with: Data(set.jwksJSON)) as? [String: Any])
         let keys = try #require(root["keys"] as? [[String: String]])
         #expect(keys.count == 2)
@@ -49,22 +49,41 @@ struct JWKTests {
 
     @Test("refuses an empty key set and the same key twice")
     func refusesBadSets() throws {
-        #expect(throws: SigningKeySetError.empty) { try SigningKeySet(keys: []) }
+        #expect(throws: SigningKeySetError.empty) { try SigningKeySet(keys: [], signingWith: .rs256) }
         let copy = try PrivateKey(pem: TestKeys.rsa.pem())
-        #expect(throws: SigningKeySetError.duplicateKey) { try SigningKeySet(keys: [TestKeys.rsa, copy]) }
+        #expect(throws: SigningKeySetError.duplicateKey) { try SigningKeySet(keys: [TestKeys.rsa, copy], signingWith: .rs256) }
     }
 
-    @Test("loads the key set from PEM files, the last one signing")
+    @Test("loads the key set from PEM files, the last one of the configured algorithm signing")
     func loadsFiles() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         try scratch.write("old.pem", Array(TestKeys.rsaOther.pem().utf8))
         try scratch.write("new.pem", Array(TestKeys.p256.pem().utf8))
-        let set = try SigningKeySet(pemFiles: [scratch.file("old.pem"), scratch.file("new.pem")])
-        #expect(set.signing.kid == TestKeys.p256.publicKey.jwk.kid)
-        #expect(set.entries.count == 2)
-        #expect(throws: SigningKeySetError.unreadableFile) { try SigningKeySet(pemFiles: [scratch.file("missing.pem")]) }
+        let files = [scratch.file("old.pem"), scratch.file("new.pem")]
+        let es256 = try SigningKeySet(pemFiles: files, signingWith: .es256)
+        #expect(es256.signing.kid == TestKeys.p256.publicKey.jwk.kid)
+        #expect(es256.entries.count == 2)
+        let rs256 = try SigningKeySet(pemFiles: files, signingWith: .rs256)
+        #expect(rs256.signing.kid == TestKeys.rsaOther.publicKey.jwk.kid)
+        #expect(throws: SigningKeySetError.unreadableFile) {
+            try SigningKeySet(pemFiles: [scratch.file("missing.pem")], signingWith: .rs256)
+        }
         try scratch.write("bad.pem", Array("not a key".utf8))
-        #expect(throws: SigningKeySetError.invalidKey) { try SigningKeySet(pemFiles: [scratch.file("bad.pem")]) }
+        #expect(throws: SigningKeySetError.invalidKey) { try SigningKeySet(pemFiles: [scratch.file("bad.pem")], signingWith: .rs256) }
+    }
+
+    @Test("a P-256 key appended to RS256 keys is published but never signs: only tokens.algorithm picks ES256")
+    func algorithmIsConfiguredNotInferred() throws {
+        let set = try SigningKeySet(keys: [TestKeys.rsa, TestKeys.p256], signingWith: .rs256)
+        #expect(set.signing.kid == TestKeys.rsa.publicKey.jwk.kid)
+        #expect(set.signing.privateKey.algorithm == .rs256)
+        #expect(set.jwks.map(\.kid).sorted() == [TestKeys.rsa, TestKeys.p256].map(\.publicKey.jwk.kid).sorted())
+    }
+
+    @Test("a set with no key of the configured algorithm is refused")
+    func refusesSetWithoutTheAlgorithm() {
+        #expect(throws: SigningKeySetError.noKeyForAlgorithm) { try SigningKeySet(keys: [TestKeys.p256], signingWith: .rs256) }
+        #expect(throws: SigningKeySetError.noKeyForAlgorithm) { try SigningKeySet(keys: [TestKeys.rsa], signingWith: .es256) }
     }
 }

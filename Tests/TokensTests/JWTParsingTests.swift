@@ -6,7 +6,7 @@ import Tokens
 @Suite("JWT JSON parsing")
 struct JWTParsingTests {
     let now: Int64 = 1_800_000_000
-    let set = try! SigningKeySet(keys: [TestKeys.p256])
+    let set = try! SigningKeySet(keys: [TestKeys.p256], signingWith: .es256)
     var verifier: AppCheckTokenVerifier { AppCheckTokenVerifier(keys: set) }
     var header: String { "{\"alg\":\"ES256\",\"typ\":\"JWT\",\"kid\":\"\(TestKeys.p256.publicKey.jwk.kid)\"}" }
 

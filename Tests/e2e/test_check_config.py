@@ -138,3 +138,26 @@ def test_missing_key_files_pass_when_they_will_be_generated_and_say_so(tmp_path:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "keys.challengeKey: " in result.stdout and "will be generated at start" in result.stdout, result.stdout
     assert not (tmp_path / "keys").exists(), "check-config must not create the keys itself"
+
+
+def test_es256_tokens_with_only_an_rsa_key_fail_naming_the_algorithm(tmp_path: Path, valid: dict) -> None:
+    """`attestd keygen` makes an RS256 key; `tokens.algorithm: ES256` then has no key to sign with, and a P-256 key is
+    never chosen, or refused, by which key happens to be listed: the configuration decides."""
+    config = with_keys(tmp_path, valid)
+    config["tokens"] = {"algorithm": "ES256"}
+    result = check_config(write(tmp_path, config))
+    assert result.returncode == 1
+    assert "keys.tokenSigning: no key signs ES256, the algorithm of tokens.algorithm" in result.stderr, result.stderr
+
+
+def test_a_p256_key_with_default_tokens_fails_and_with_es256_passes(tmp_path: Path, valid: dict) -> None:
+    config = with_keys(tmp_path, valid)
+    key = tmp_path / "keys" / "token-signing.pem"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(key)],
+                   check=True, capture_output=True, timeout=30)
+    refused = check_config(write(tmp_path, config))
+    assert refused.returncode == 1
+    assert "no key signs RS256" in refused.stderr, refused.stderr
+    config["tokens"] = {"algorithm": "ES256"}
+    accepted = check_config(write(tmp_path, config))
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr

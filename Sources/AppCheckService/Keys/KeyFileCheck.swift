@@ -1,4 +1,5 @@
 public import Config
+public import Crypto
 import Foundation
 import Tokens
 
@@ -10,10 +11,11 @@ public struct KeyFileCheck: Sendable {
     /// One line per file that does not exist yet and will be generated at start.
     public let notes: [String]
 
-    /// Checks the files of `keys` as `serve` would load them.
-    public init(_ keys: Configuration.Keys) {
+    /// Checks the files of `keys` as `serve` would load them, tokens being signed with `tokenAlgorithm`.
+    public init(_ keys: Configuration.Keys, tokenAlgorithm: SigningAlgorithm) {
         var problems: [String] = []
         var notes: [String] = []
+        var signingAlgorithms: [SigningAlgorithm] = []
         var files: [(field: String, path: String, generated: Bool, parse: (String) throws -> Void)] = [
             ("keys.challengeKey", keys.challengeKeyPath, true, { _ = try ChallengeKeyFile.load(path: $0) }),
             ("keys.artifactKey", keys.artifactKeyPath, true, { path in
@@ -26,7 +28,12 @@ public struct KeyFileCheck: Sendable {
         for (index, path) in keys.tokenSigningKeyPaths.enumerated() {
             // `generateMissing` creates only the last one: the key that signs.
             files.append(("keys.tokenSigning[\(index)]", path, index == keys.tokenSigningKeyPaths.count - 1, { path in
-                do { _ = try SigningKeySet(pemFiles: [path]) } catch { throw KeyMaterial.Problem(description: "\(error)") }
+                do {
+                    let key = try SigningKeySet.key(pemFile: path)
+                    signingAlgorithms.append(key.algorithm)
+                } catch {
+                    throw KeyMaterial.Problem(description: "\(error)")
+                }
             }))
         }
         for file in files {
@@ -52,6 +59,11 @@ public struct KeyFileCheck: Sendable {
             } catch {
                 problems.append("\(file.field): \(file.path) is not a valid key file: \(error)")
             }
+        }
+        // Every listed key parsed, and none signs with the configured algorithm: `serve` would refuse to start.
+        if !signingAlgorithms.isEmpty, signingAlgorithms.count == keys.tokenSigningKeyPaths.count,
+           !signingAlgorithms.contains(tokenAlgorithm) {
+            problems.append("keys.tokenSigning: no key signs \(tokenAlgorithm.jwsName), the algorithm of tokens.algorithm")
         }
         self.problems = problems
         self.notes = notes

@@ -20,8 +20,8 @@ struct KeyMaterial {
         let description: String
     }
 
-    static func load(_ keys: Configuration.Keys, logger: Logger) throws -> KeyMaterial {
-        if keys.generateMissing { try generateMissing(keys, logger: logger) }
+    static func load(_ keys: Configuration.Keys, tokenAlgorithm: SigningAlgorithm, logger: Logger) throws -> KeyMaterial {
+        if keys.generateMissing { try generateMissing(keys, tokenAlgorithm: tokenAlgorithm, logger: logger) }
         let challengeKeys = try ChallengeKeyFile.load(path: keys.challengeKeyPath)
         let artifacts: ArtifactKeyring
         do {
@@ -31,7 +31,7 @@ struct KeyMaterial {
         }
         let signingKeys: SigningKeySet
         do {
-            signingKeys = try SigningKeySet(pemFiles: keys.tokenSigningKeyPaths)
+            signingKeys = try SigningKeySet(pemFiles: keys.tokenSigningKeyPaths, signingWith: tokenAlgorithm)
         } catch {
             throw Problem(description: "keys.tokenSigning: \(error)")
         }
@@ -40,7 +40,7 @@ struct KeyMaterial {
                            sessionTicketKeys: sessionTicketKeys)
     }
 
-    private static func generateMissing(_ keys: Configuration.Keys, logger: Logger) throws {
+    private static func generateMissing(_ keys: Configuration.Keys, tokenAlgorithm: SigningAlgorithm, logger: Logger) throws {
         var files: [(String, () throws -> String)] = [
             (keys.challengeKeyPath, { Keygen.challengeKeyJSON() }),
             (keys.artifactKeyPath, { Keygen.artifactKeyJSON() }),
@@ -49,7 +49,7 @@ struct KeyMaterial {
             files.append((tickets, { Keygen.sessionTicketKeyJSON() }))
         }
         if let signing = keys.tokenSigningKeyPaths.last {
-            files.append((signing, { try PrivateKey.generate(.rs256).pem() }))
+            files.append((signing, { try PrivateKey.generate(tokenAlgorithm).pem() }))
         }
         for (path, contents) in files where !FileManager.default.fileExists(atPath: path) {
             try writePrivate(path, try contents())

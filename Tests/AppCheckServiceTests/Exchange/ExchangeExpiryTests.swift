@@ -54,7 +54,7 @@ struct ExchangeExpiryTests {
     ])
 
     init() throws {
-        signingKeys = try SigningKeySet(keys: [PrivateKey.generate(.es256)])
+        signingKeys = try SigningKeySet(keys: [PrivateKey.generate(.es256)], signingWith: .es256)
     }
 
     /// An exchange context whose service reads `clock`, and whose store (the in-memory one) reads `storeClock`.

@@ -15,8 +15,8 @@ import VerifierPool
 struct GatewayAuthorizerTests {
     static let appID = "1:123456789012:ios:0123456789abcdef"
     static let otherAppID = "1:123456789012:ios:00000000000000ff"
-    static let keys = try! SigningKeySet(keys: [PrivateKey.generate(.rs256)])
-    static let foreignKeys = try! SigningKeySet(keys: [PrivateKey.generate(.rs256)])
+    static let keys = try! SigningKeySet(keys: [PrivateKey.generate(.rs256)], signingWith: .rs256)
+    static let foreignKeys = try! SigningKeySet(keys: [PrivateKey.generate(.rs256)], signingWith: .rs256)
 
     let gateway: GatewayAuthorizer
     let pool = VerifierPool(threads: 1, capacity: 16)
