@@ -4,15 +4,10 @@ import FoundationEssentials
 extension SigningKeySet {
     /// The keys in the PEM files at `paths`, oldest first (the last one of `algorithm` signs).
     public init(pemFiles paths: [String], signingWith algorithm: SigningAlgorithm) throws(SigningKeySetError) {
-        var texts = [String]()
-        for path in paths {
-            guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else {
-                throw SigningKeySetError.unreadableFile.with(detail: path)
-            }
-            texts.append(String(decoding: data, as: UTF8.self))
-        }
+        var keys = [PrivateKey]()
+        for path in paths { keys.append(try Self.key(pemFile: path)) }
         do {
-            try self.init(pems: texts, signingWith: algorithm)
+            try self.init(keys: keys, signingWith: algorithm)
         } catch {
             throw error.with(detail: "\(paths.joined(separator: ", ")): \(error.detail)")
         }

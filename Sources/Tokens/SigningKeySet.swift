@@ -48,19 +48,6 @@ public struct SigningKeySet: Sendable {
         self.signing = signing
     }
 
-    /// The keys in PEM `texts`, oldest first.
-    public init(pems texts: [String], signingWith algorithm: SigningAlgorithm) throws(SigningKeySetError) {
-        var keys = [PrivateKey]()
-        for (index, text) in texts.enumerated() {
-            do {
-                keys.append(try PrivateKey(pem: text))
-            } catch {
-                throw SigningKeySetError.invalidKey.with(detail: "key \(index): \(error)")
-            }
-        }
-        try self.init(keys: keys, signingWith: algorithm)
-    }
-
     /// The key whose `kid` this is, if it is in the set.
     public func entry(kid: String) -> Entry? {
         entries.first { $0.kid == kid }
