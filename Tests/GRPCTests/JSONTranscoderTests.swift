@@ -140,6 +140,20 @@ struct JSONTranscoderTests {
         #expect(throws: GRPCStatus.self) { try toJSON(proto) }
     }
 
+    @Test("answers INTERNAL for a Duration no JSON text can say, rather than writing it")
+    func durationOutOfRange() throws {
+        // Field 9 (`app_check_token`) holding field 2 (`ttl`): a Duration with nanos = 1,000,000,000.
+        let wholeSecondOfNanos: [UInt8] = [0x4A, 0x08, 0x12, 0x06, 0x10, 0x80, 0x94, 0xEB, 0xDC, 0x03]
+        #expect(throws: GRPCStatus.self) { try toJSON(wholeSecondOfNanos) }
+        // seconds = 1 and nanos = -1: the signs disagree.
+        let mixedSigns: [UInt8] = [0x4A, 0x0F, 0x12, 0x0D, 0x08, 0x01, 0x10]
+            + [UInt8](repeating: 0xFF, count: 9) + [0x01]
+        #expect(throws: GRPCStatus.self) { try toJSON(mixedSigns) }
+        // The same shapes in range still write.
+        let inRange: [UInt8] = [0x4A, 0x0A, 0x12, 0x08, 0x08, 0x01, 0x10, 0x80, 0xCA, 0xB5, 0xEE, 0x01]
+        #expect(try toJSON(inRange) == #"{"appCheckToken":{"ttl":"1.500s"}}"#)
+    }
+
     @Test("accepts 64-bit integers as strings or numbers and writes them as strings")
     func int64() throws {
         #expect(try roundTrip(#"{"count":"9223372036854775807"}"#) == #"{"count":"9223372036854775807"}"#)

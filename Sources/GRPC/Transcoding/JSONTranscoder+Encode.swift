@@ -4,6 +4,11 @@ extension JSONTranscoder {
         switch schema.fullName {
         case MessageSchema.durationName:
             let (seconds, nanos) = try secondsAndNanos(reader)
+            // Out of the type's range, or seconds and nanos of opposite signs: no JSON text says that.
+            guard seconds.magnitude <= DurationText.maxSeconds, nanos.magnitude <= 999_999_999,
+                  !(seconds > 0 && nanos < 0), !(seconds < 0 && nanos > 0) else {
+                throw GRPCStatus(.internal, "Duration out of range: \(seconds) s, \(nanos) ns.")
+            }
             out.appendString(DurationText.format(seconds: seconds, nanos: nanos))
             return
         case MessageSchema.timestampName:
