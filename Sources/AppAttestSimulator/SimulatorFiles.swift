@@ -1,3 +1,4 @@
+import Basics
 import Glibc
 
 /// The file system calls the simulator's persistence needs: whole-file reads, and writes that land atomically
@@ -54,28 +55,10 @@ enum SimulatorFiles {
 
     /// Replaces `path` with `text` atomically, the new file having `mode`.
     static func write(_ text: String, to path: String, mode: mode_t) throws(SimulatorFileError) {
-        let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw SimulatorFileError.cannotWrite.with(detail: "\(temporary): \(reason())") }
-        // The umask may have narrowed `mode`; certificates should still be readable by whoever runs attestd.
-        _ = fchmod(descriptor, mode)
-        var text = text
-        let complete = text.withUTF8 { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return false }
-                offset += written
-            }
-            return true
-        }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard complete, synced, rename(temporary, path) == 0 else {
-            let why = reason()
-            unlink(temporary)
-            throw SimulatorFileError.cannotWrite.with(detail: "\(path): \(why)")
+        do {
+            try AtomicFile.write(text, to: path, mode: mode)
+        } catch {
+            throw SimulatorFileError.cannotWrite.with(detail: error.description)
         }
     }
 

@@ -75,28 +75,10 @@ public enum Keygen {
     }
 
     private static func writePrivateFile(_ path: String, _ text: String) throws(KeygenError) {
-        let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw KeygenError.writeFailed.with(detail: "\(temporary): \(String(cString: strerror(errno)))")
-        }
-        var text = text
-        let complete = text.withUTF8 { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return false }
-                offset += written
-            }
-            return true
-        }
-        let synced = fsync(descriptor) == 0
-        close(descriptor)
-        guard complete, synced, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw KeygenError.writeFailed.with(detail: "\(path): \(reason)")
+        do {
+            try AtomicFile.write(text, to: path, mode: 0o600)
+        } catch {
+            throw KeygenError.writeFailed.with(detail: error.description)
         }
     }
 }

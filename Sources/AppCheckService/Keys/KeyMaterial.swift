@@ -1,3 +1,4 @@
+import Basics
 import Config
 import Crypto
 import Foundation
@@ -64,8 +65,10 @@ struct KeyMaterial {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw Problem(description: "\(path): cannot create the key file")
+        do {
+            try AtomicFile.write(text, to: path, mode: 0o600)
+        } catch {
+            throw Problem(description: "cannot create the key file \(error)")
         }
     }
 }
