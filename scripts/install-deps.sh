@@ -7,6 +7,7 @@ packages=(
   libsqlite3-dev libhiredis-dev redis-server haproxy
   libcurl4-openssl-dev
   nginx
+  prometheus
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -55,6 +55,15 @@ extension AppAttestError {
         /// The configured trust anchors are not certificates.
         public static let trustAnchorsInvalid = Reason(.trustAnchorsInvalid)
 
+        /// Every reason that takes no parameter, so that the failure metric can export each at zero before it happens
+        /// (`malformed(…)` and the chain reasons name a part or a cause, and appear when first seen).
+        public static let unparameterized: [Reason] = [
+            .unsupportedFormat, .nonceMismatch, .keyIdMismatch, .appIdMismatch, .counterNotZero, .wrongEnvironment,
+            .credentialIdMismatch, .publicKeyMismatch, .validationCategoryNotAllowed, .badSignature,
+            .counterNotIncreasing, .receiptSignatureInvalid, .receiptAppIdMismatch, .receiptKeyMismatch,
+            .receiptClientHashMismatch, .receiptTooOld, .trustAnchorsInvalid,
+        ]
+
         /// The reason as logs and metrics name it: `nonceMismatch`, `chainInvalid(expired)`, `malformed(authData)`.
         public var name: String {
             switch code {

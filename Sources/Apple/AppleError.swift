@@ -2,7 +2,7 @@
 public struct AppleError: Error, Sendable, CustomStringConvertible {
     /// The kinds of failure; new cases may be added.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Wrapped: Hashable, Sendable {
+        private enum Wrapped: Hashable, Sendable, CaseIterable {
             case deviceTokenRejected, authorizationRejected, badRequest, unavailable, deadlineExceeded, unexpectedResponse
         }
 
@@ -22,6 +22,9 @@ public struct AppleError: Error, Sendable, CustomStringConvertible {
         public static let deadlineExceeded = Code(.deadlineExceeded)
         /// An answer this client does not understand.
         public static let unexpectedResponse = Code(.unexpectedResponse)
+
+        /// Every kind, so that metrics can export each outcome at zero before it happens.
+        public static let all: [Code] = Wrapped.allCases.map(Code.init)
 
         public var description: String { "\(wrapped)" }
     }

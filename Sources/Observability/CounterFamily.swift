@@ -1,7 +1,10 @@
 import Synchronization
 
 /// A Prometheus counter with labels, such as `attestd_verification_failures_total{app,provider,reason}`.
-/// Label sets appear as they are first used; a family is safe to bump from any thread.
+/// Label sets declared up front (those known from the configuration and the code's closed lists of reasons and
+/// outcomes) are exported at zero from the start, so alert rules and dashboards find every series on a fresh node,
+/// and `rate()` sees a series' first increment; any other label set appears when first used. A family is safe to
+/// bump from any thread.
 public final class CounterFamily: Sendable, MetricFamily {
     public let name: String
     public let help: String
@@ -12,6 +15,22 @@ public final class CounterFamily: Sendable, MetricFamily {
         self.name = name
         self.help = help
         self.labelNames = labelNames
+    }
+
+    /// Exports each of `labelSets` at zero unless it already has a value; declaring never changes a count.
+    public func declare<LabelSets: Sequence>(_ labelSets: LabelSets) where LabelSets.Element == [String] {
+        values.withLock { values in
+            for labels in labelSets {
+                precondition(labels.count == labelNames.count, "\(name) takes \(labelNames.count) labels")
+                if values[labels] == nil { values[labels] = 0 }
+            }
+        }
+    }
+
+    /// Every label set that takes one value from each column, in order: `combinations(["a","b"], ["x"])` is
+    /// `[["a","x"], ["b","x"]]`.
+    public static func combinations(_ columns: [String]...) -> [[String]] {
+        columns.reduce([[]]) { sets, column in sets.flatMap { set in column.map { set + [$0] } } }
     }
 
     /// Adds `amount` to the counter for `labelValues` (one value per label name, in order).

@@ -1,7 +1,7 @@
 /// Why an App Check token was refused. Each reason is distinct so that logs and the failure metric can say which;
 /// clients only ever see "App attestation failed.".
 public struct AppCheckTokenError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Code: String, Sendable {
+    private enum Code: String, Sendable, CaseIterable {
         case malformed, unsupportedAlgorithm, wrongType, unknownKey, badSignature, expired, issuedInFuture
         case wrongIssuer, wrongAudience
     }
@@ -31,6 +31,9 @@ public struct AppCheckTokenError: Error, Sendable, Equatable, CustomStringConver
         let name = code.rawValue
         return "token" + name.prefix(1).uppercased() + name.dropFirst()
     }
+
+    /// Every reason, so that the failure metric can export each at zero before it happens.
+    public static let all: [AppCheckTokenError] = Code.allCases.map { AppCheckTokenError(code: $0) }
 
     public var description: String { reason }
 }

@@ -1,6 +1,6 @@
 /// Why an artifact was refused. Each reason is distinct for logs and the failure metric.
 public struct ArtifactError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Code: String, Sendable { case malformed, unknownKeyVersion, tampered, wrongApp }
+    private enum Code: String, Sendable, CaseIterable { case malformed, unknownKeyVersion, tampered, wrongApp }
     private let code: Code
 
     /// Not an artifact of this format: wrong length or format byte, or contents that do not parse.
@@ -17,6 +17,9 @@ public struct ArtifactError: Error, Sendable, Equatable, CustomStringConvertible
         let name = code.rawValue
         return "artifact" + name.prefix(1).uppercased() + name.dropFirst()
     }
+
+    /// Every reason, so that the failure metric can export each at zero before it happens.
+    public static let all: [ArtifactError] = Code.allCases.map { ArtifactError(code: $0) }
 
     public var description: String { reason }
 }

@@ -1,6 +1,6 @@
 /// Why a challenge was refused. Each reason is distinct so that the failure metric can say which.
 public struct ChallengeError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Code: String, Sendable { case malformed, unknownKey, forged, expired }
+    private enum Code: String, Sendable, CaseIterable { case malformed, unknownKey, forged, expired }
     private let code: Code
 
     /// The bytes are not a challenge of this format (wrong length or version).
@@ -21,6 +21,9 @@ public struct ChallengeError: Error, Sendable, Equatable, CustomStringConvertibl
         case .expired: "challengeExpired"
         }
     }
+
+    /// Every reason, so that the failure metric can export each at zero before it happens.
+    public static let all: [ChallengeError] = Code.allCases.map { ChallengeError(code: $0) }
 
     public var description: String { reason }
 }

@@ -1,7 +1,7 @@
 /// Why a custom token (the input of ExchangeCustomToken) was refused. Each reason is distinct for logs and the
 /// failure metric; clients only ever see "App attestation failed.".
 public struct CustomTokenError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Code: String, Sendable {
+    private enum Code: String, Sendable, CaseIterable {
         case malformed, unsupportedAlgorithm, unknownServiceAccount, badSignature, wrongIssuer, wrongAudience
         case wrongApp, expired, issuedInFuture, lifetimeTooLong, badTTL
     }
@@ -35,6 +35,9 @@ public struct CustomTokenError: Error, Sendable, Equatable, CustomStringConverti
         let name = code.rawValue
         return "customToken" + name.prefix(1).uppercased() + name.dropFirst()
     }
+
+    /// Every reason, so that the failure metric can export each at zero before it happens.
+    public static let all: [CustomTokenError] = Code.allCases.map { CustomTokenError(code: $0) }
 
     public var description: String { reason }
 }

@@ -36,6 +36,36 @@ struct MetricsTests {
     }
 }
 
+@Suite("Declared counter series")
+struct DeclaredCounterTests {
+    @Test("exports declared label sets at zero before anything happens, and declaring again never resets a count")
+    func declaredAtZero() {
+        let family = CounterFamily(name: "attestd_x_total", help: "X.", labelNames: ["app", "reason"])
+        family.declare(CounterFamily.combinations(["a", "b"], ["expired", "forged"]))
+        var text = ""
+        family.render(into: &text)
+        for (app, reason) in [("a", "expired"), ("a", "forged"), ("b", "expired"), ("b", "forged")] {
+            #expect(text.contains("attestd_x_total{app=\"\(app)\",reason=\"\(reason)\"} 0\n"), "\(text)")
+        }
+        family.increment(["a", "forged"], by: 2)
+        family.declare([["a", "forged"]])
+        #expect(family.value(["a", "forged"]) == 2)
+        // A label set nobody declared still appears when first used.
+        family.increment(["c", "malformed(authData)"])
+        text = ""
+        family.render(into: &text)
+        #expect(text.contains("attestd_x_total{app=\"c\",reason=\"malformed(authData)\"} 1\n"))
+    }
+
+    @Test("combines columns into every label set, in order")
+    func combinations() {
+        #expect(CounterFamily.combinations(["a", "b"], ["x"], ["1", "2"]) == [
+            ["a", "x", "1"], ["a", "x", "2"], ["b", "x", "1"], ["b", "x", "2"],
+        ])
+        #expect(CounterFamily.combinations(["a"], []) == [])
+    }
+}
+
 @Suite("Request stage metrics")
 struct RequestStageMetricsTests {
     @Test("render each stage's durations as a cumulative histogram with its stage label")

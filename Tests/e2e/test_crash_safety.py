@@ -12,6 +12,7 @@ import pytest
 
 from assertion_load import OK, AssertionLoad, fast_channel, verify_history
 from attestd_server import DEV_APPLE_APP_ID, AttestdServer, free_ports
+from checks import scrape
 from exchange import GrpcExchange, Refused, RestExchange
 from redis_server import RedisServer
 from sim import Simulator
@@ -94,6 +95,9 @@ def outage_under_load(node: AttestdServer, simulator: Simulator, redis: RedisSer
     # Keys live through the outage, so exchanges cut off by it are followed by acknowledged ones with the same key.
     load = AssertionLoad(
         node.h2c_port, simulator, APP_NAME, DEV_APPLE_APP_ID, workers=WORKERS, assertions_per_key=BEFORE + 4 * AFTER)
+    store_errors = 'attestd_store_errors_total{component="exchange"}'
+    # Exported at zero before anything fails, so an alert's rate() sees the first error.
+    assert scrape(node.h2c_port).get(store_errors) == 0.0
     load.start()
     try:
         load.wait_acknowledged(BEFORE, LOAD_TIMEOUT)
@@ -130,6 +134,8 @@ def outage_under_load(node: AttestdServer, simulator: Simulator, redis: RedisSer
     during = [s for s in sent if s.started >= down and s.finished <= up]
     assert during, "no exchange was sent during the outage"
     assert {s.status for s in during} == {"UNAVAILABLE"}, [s.status for s in during]
+    # Every exchange the store failed is counted, the replays above among them.
+    assert scrape(node.h2c_port)[store_errors] >= len(during) + 2
     # Challenges need no state: they are still issued while Redis is down.
     assert any(down <= t <= up for t in load.challenges_issued), (
         f"no challenge issued during the outage; failures: {load.challenge_failures[-5:]}")

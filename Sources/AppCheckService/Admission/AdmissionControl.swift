@@ -42,6 +42,14 @@ final class AdmissionControl: Sendable {
         highWater = max(1, queueCapacity * configuration.expensiveQueuePercent / 100)
     }
 
+    /// Exports the rate-limit series of `methods` at zero: the address scope for every method a limit applies to, the
+    /// app scope for the app-scoped ones, each only when that limit is configured.
+    func declareSeries(methods: [String]) {
+        let limited = methods.filter { !Self.exemptMethods.contains($0) }
+        if perAddress != nil { rateLimited.declare(CounterFamily.combinations(["address"], limited)) }
+        if perApp != nil { rateLimited.declare(CounterFamily.combinations(["app"], limited.filter(Self.isAppScoped))) }
+    }
+
     /// nil if `method` (the short RPC name) from `peer` (`host:port`) may proceed; otherwise the status to answer.
     /// `app` is asked for only when a per-app limit applies.
     func check(method: String, peer: String, app: () -> Substring?) -> GRPCStatus? {

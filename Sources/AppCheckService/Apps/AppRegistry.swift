@@ -25,6 +25,11 @@ public struct AppRegistry: Sendable {
         appsByResourceName = names
     }
 
+    /// The ids of the apps of the project `projectKey` (its number or id), sorted; empty for an unknown project.
+    func appIDs(inProject projectKey: String) -> [String] {
+        appsByProjectKey[projectKey]?.keys.sorted() ?? []
+    }
+
     /// The app named by `resourceName`.
     /// - Throws: `.invalidName` when the name is not `projects/*/apps/*`, `.unknownApp` when no such app is configured.
     public func app(named resourceName: String) throws(AppLookupError) -> RegisteredApp {

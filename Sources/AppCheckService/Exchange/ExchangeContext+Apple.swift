@@ -28,7 +28,7 @@ extension ExchangeContext {
             requests.increment([app.appID, endpoint, error.code.description])
             switch error.code {
             case .deviceTokenRejected:
-                throw refuse(app: app.appID, provider: .deviceCheck, reason: "deviceTokenRejected", detail: error.message, context: context)
+                throw refuse(app: app.appID, provider: .deviceCheck, reason: ServiceRefusal.deviceTokenRejected, detail: error.message, context: context)
             case .unavailable:
                 context.logger.warning("Apple DeviceCheck unavailable", [("app", app.appID), ("error", error.message)])
                 throw GRPCStatus(.unavailable, "Apple DeviceCheck is unavailable; try again.")

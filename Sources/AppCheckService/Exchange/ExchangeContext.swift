@@ -24,6 +24,8 @@ struct ExchangeContext: Sendable {
     let failures: CounterFamily
     /// The time every expiry is checked against and every token is stamped with.
     let clock: TimeSource
+    /// `attestd_store_errors_total{component}`: state-store calls that failed, each answered UNAVAILABLE.
+    var storeErrors = StoreErrorMetric.family()
 
     /// Unix seconds now, by ``clock``.
     func now() -> Int64 { clock.unixSeconds() }
@@ -46,6 +48,7 @@ struct ExchangeContext: Sendable {
 
     /// The store could not answer: fail closed.
     func unavailable(_ error: StoreError, context: RPCContext) -> GRPCStatus {
+        storeErrors.increment([StoreErrorMetric.exchange])
         context.logger.error("state store unavailable", [("error", error.description)])
         return GRPCStatus(.unavailable, "State store unavailable; try again.")
     }

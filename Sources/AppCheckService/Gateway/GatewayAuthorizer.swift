@@ -26,12 +26,14 @@ final class GatewayAuthorizer: Sendable {
     private let apps: AppRegistry
     private let verifier: AppCheckTokenVerifier
     private let store: any StateStore
+    private let storeErrors: CounterFamily
     private let pool: VerifierPool
     private let logger: Logger
     private let clock: TimeSource
 
     init(configuration: Configuration.Gateway, project: String, apps: AppRegistry, verifier: AppCheckTokenVerifier,
-         store: any StateStore, pool: VerifierPool, logger: Logger, clock: TimeSource = .system) {
+         store: any StateStore, storeErrors: CounterFamily = StoreErrorMetric.family(), pool: VerifierPool,
+         logger: Logger, clock: TimeSource = .system) {
         self.configuration = configuration
         self.routes = GatewayRouteTable(routes: configuration.routes, fallback: configuration.defaultRoute)
         self.cache = VerifiedTokenCache(capacity: configuration.cacheEntries)
@@ -39,9 +41,11 @@ final class GatewayAuthorizer: Sendable {
         self.apps = apps
         self.verifier = verifier
         self.store = store
+        self.storeErrors = storeErrors
         self.pool = pool
         self.logger = logger
         self.clock = clock
+        metrics.declare(routes: configuration.routes + [configuration.defaultRoute], apps: apps.appIDs(inProject: project))
     }
 
     /// The project named by the configuration, else the only configured one; nil when neither decides.
@@ -144,6 +148,7 @@ final class GatewayAuthorizer: Sendable {
             case .success(false):
                 done(conclude(route, token: token, .refused("alreadyConsumed"), requestID: requestID), batch)
             case .failure(let error):
+                storeErrors.increment([StoreErrorMetric.gateway])
                 logger.error("state store unavailable", [("requestId", requestID()), ("error", error.description)])
                 done(conclude(route, token: token, .unavailable("storeUnavailable", "State store unavailable; try again."),
                               requestID: requestID), batch)

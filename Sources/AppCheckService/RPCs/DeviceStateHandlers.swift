@@ -18,7 +18,7 @@ struct QueryTwoBitsHandler: UnaryHandler {
             return reply.fail(error)
         }
         deviceCheck.callApple(
-            app: request.app, deviceToken: request.deviceToken, endpoint: "query_two_bits", exchange: exchange,
+            app: request.app, deviceToken: request.deviceToken, endpoint: DeviceCheckClients.Endpoint.queryTwoBits, exchange: exchange,
             context: context, reply: reply
         ) { client, deadline throws(AppleError) in
             try client.queryTwoBits(deviceToken: request.deviceToken, deadline: deadline)
@@ -46,7 +46,7 @@ struct UpdateTwoBitsHandler: UnaryHandler {
             return reply.fail(error)
         }
         deviceCheck.callApple(
-            app: request.app, deviceToken: request.deviceToken, endpoint: "update_two_bits", exchange: exchange,
+            app: request.app, deviceToken: request.deviceToken, endpoint: DeviceCheckClients.Endpoint.updateTwoBits, exchange: exchange,
             context: context, reply: reply
         ) { client, deadline throws(AppleError) in
             try client.updateTwoBits(deviceToken: request.deviceToken, bit0: request.bit0, bit1: request.bit1, deadline: deadline)

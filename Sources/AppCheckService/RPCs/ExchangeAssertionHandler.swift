@@ -40,7 +40,7 @@ struct ExchangeAssertionHandler: UnaryHandler {
             // A key attested in development never serves a production app (the attestation already enforced it;
             // this holds even if the app's configuration changed since).
             if app.configuration.environment == .production && artifact.environment != .production {
-                throw refuse("wrongEnvironment", "development key on a production app")
+                throw refuse(AppAttestError.Reason.wrongEnvironment.name, "development key on a production app")
             }
             let now = exchange.now()
             let store = exchange.store
@@ -66,10 +66,10 @@ struct ExchangeAssertionHandler: UnaryHandler {
                 joining: batch, completion: exchange.answer(reply, context) { outcome throws(GRPCStatus) in
                     switch outcome {
                     case .counter(.advanced): break
-                    case .challengeReplayed: throw refuse("challengeReplayed")
+                    case .challengeReplayed: throw refuse(ServiceRefusal.challengeReplayed)
                     case .counter(.notIncreasing(let stored)): throw refuse("counterNotIncreasing", "stored \(stored), offered \(verified.counter)")
-                    case .counter(.revoked): throw refuse("keyRevoked")
-                    case .counter(.unknownKey): throw refuse("unknownKey")
+                    case .counter(.revoked): throw refuse(ServiceRefusal.keyRevoked)
+                    case .counter(.unknownKey): throw refuse(ServiceRefusal.unknownKey)
                     }
                     return try exchange.mint(for: app, limitedUse: request.limitedUse, riskMetric: riskMetric)
                 })

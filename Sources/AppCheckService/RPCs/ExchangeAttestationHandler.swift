@@ -37,7 +37,7 @@ struct ExchangeAttestationHandler: UnaryHandler {
             }
             if let allowed = app.configuration.allowedValidationCategories, let category = verified.extensions.validationCategory,
                !allowed.contains(category) {
-                throw exchange.refuse(app: app.appID, provider: .appAttest, reason: "validationCategoryNotAllowed",
+                throw exchange.refuse(app: app.appID, provider: .appAttest, reason: AppAttestError.Reason.validationCategoryNotAllowed.name,
                                       detail: "category \(category)", context: context)
             }
             let now = exchange.now()
@@ -54,7 +54,7 @@ struct ExchangeAttestationHandler: UnaryHandler {
                 challenge.nonce, expiresAt: challenge.expiresAt, thenRegister: record, joining: batch,
                 completion: exchange.answer(reply, context) { registered throws(GRPCStatus) in
                     guard registered else {
-                        throw exchange.refuse(app: app.appID, provider: .appAttest, reason: "challengeReplayed", context: context)
+                        throw exchange.refuse(app: app.appID, provider: .appAttest, reason: ServiceRefusal.challengeReplayed, context: context)
                     }
                     logReceipt(verified.receipt, context: context)
                     guard let artifact = Artifact(

@@ -20,7 +20,7 @@ struct ExchangeDebugTokenHandler: UnaryHandler {
             let digest = SHA256.hash(Array(request.debugToken.utf8))
             let known = app.configuration.debugTokenHashes.reduce(false) { $0 || ConstantTime.equals($1, digest) }
             guard known else {
-                throw exchange.refuse(app: app.appID, provider: .debug, reason: "unknownDebugToken", context: context)
+                throw exchange.refuse(app: app.appID, provider: .debug, reason: ServiceRefusal.unknownDebugToken, context: context)
             }
             return try exchange.mint(for: app, limitedUse: request.limitedUse)
         }

@@ -10,7 +10,7 @@ struct ExchangeDeviceCheckHandler: UnaryHandler {
 
     func handle(_ request: ExchangeDeviceCheckTokenRequest, context: RPCContext, reply: RPCReply<AppCheckToken>) {
         deviceCheck.callApple(
-            app: request.app, deviceToken: request.deviceToken, endpoint: "validate_device_token", exchange: exchange,
+            app: request.app, deviceToken: request.deviceToken, endpoint: DeviceCheckClients.Endpoint.validateDeviceToken, exchange: exchange,
             context: context, reply: reply
         ) { client, deadline throws(AppleError) in
             try client.validate(deviceToken: request.deviceToken, deadline: deadline)

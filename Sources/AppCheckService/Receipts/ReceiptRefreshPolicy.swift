@@ -50,6 +50,10 @@ struct ReceiptRefreshPolicy: Sendable {
     func pausesRefresher(_ outcome: Outcome) -> Bool { outcome == .rateLimited }
 
     /// The metric label of an outcome.
+    /// Every outcome's label, so that the refresh metric can export each at zero before it happens.
+    static let outcomeLabels = [Outcome.refreshed(notBefore: nil), .notModified, .noData, .invalidReceipt, .rateLimited,
+                                .failed, .notConfigured].map(label)
+
     static func label(_ outcome: Outcome) -> String {
         switch outcome {
         case .refreshed: "refreshed"

@@ -44,6 +44,7 @@ final class ReceiptRefresher: Sendable {
         for app in projects.flatMap(\.apps) { apps[app.appID] = app }
         self.apps = apps
         self.clients = clients
+        refreshes.declare(CounterFamily.combinations(clients.keys.sorted(), ReceiptRefreshPolicy.outcomeLabels))
         self.verifier = ReceiptVerifier(trustAnchorsDER: receiptRoots)
         self.policy = ReceiptRefreshPolicy(
             minimumRefreshAgeSeconds: Int64(settings.minimumRefreshAgeSeconds), retrySeconds: Int64(settings.retrySeconds))

@@ -53,6 +53,7 @@ public final class AttestdService: Sendable {
             name: "attestd_verification_failures_total",
             help: "Refused exchanges, by app, provider and the precise reason.",
             labelNames: ["app", "provider", "reason"])
+        failures.declare(Provider.failureSeries(configuration.projects))
         let apps = AppRegistry(projects: configuration.projects)
         let receiptRoots = try TrustAnchors.receipts(extraPaths: configuration.trust.extraReceiptRootPaths, logger: logger)
         let attestRoots = try TrustAnchors.appAttest(
@@ -72,7 +73,8 @@ public final class AttestdService: Sendable {
             clock: .system)
         let gateway = GatewayAuthorizer.project(configuration.gateway, projects: configuration.projects).map { project in
             GatewayAuthorizer(configuration: configuration.gateway, project: project, apps: apps,
-                              verifier: exchange.tokenVerifier, store: exchange.store, pool: pool,
+                              verifier: exchange.tokenVerifier, store: exchange.store,
+                              storeErrors: exchange.storeErrors, pool: pool,
                               logger: logger.with("component", "gateway"))
         }
         if gateway == nil { logger.warning("gateway not served: several projects and no gateway.project") }
@@ -91,6 +93,7 @@ public final class AttestdService: Sendable {
         let registry = MetricsRegistry()
         registry.register(metrics)
         registry.register(failures)
+        registry.register(exchange.storeErrors)
         if let receiptRefresher {
             registry.register(receiptRefresher.refreshes)
             registry.register(receiptRefresher.riskMetrics)
@@ -107,6 +110,7 @@ public final class AttestdService: Sendable {
             configuration: configuration.admission,
             knownApps: Set(configuration.projects.flatMap { $0.apps.map(\.appID) }),
             queueCapacity: pool.capacity, queueDepth: { pool.queuedCount })
+        admission.declareSeries(methods: endpoints.map(\.name))
         registry.register(admission.rateLimited)
         let router = ServiceRouter(
             endpoints: endpoints, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,

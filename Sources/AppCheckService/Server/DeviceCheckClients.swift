@@ -27,6 +27,13 @@ struct DeviceCheckClients: Sendable {
         name: "attestd_apple_requests_total",
         help: "Calls to Apple's DeviceCheck API, by app, endpoint and outcome.",
         labelNames: ["app", "endpoint", "outcome"])
+    /// The `endpoint` label of each DeviceCheck call.
+    enum Endpoint {
+        static let validateDeviceToken = "validate_device_token"
+        static let queryTwoBits = "query_two_bits"
+        static let updateTwoBits = "update_two_bits"
+        static let all = [validateDeviceToken, queryTwoBits, updateTwoBits]
+    }
     static let poolThreads = 16
     /// A call to Apple with less than this left of its deadline is not started: Apple does not answer that fast,
     /// so the call would only load Apple (and hold a thread) for an answer the caller is no longer waiting for.
@@ -57,6 +64,8 @@ struct DeviceCheckClients: Sendable {
             }
         }
         self.clients = clients
+        requests.declare(CounterFamily.combinations(
+            clients.keys.sorted(), Endpoint.all, ["ok"] + AppleError.Code.all.map(\.description)))
         self.pool = clients.isEmpty ? nil : VerifierPool(threads: Self.poolThreads, capacity: apple.maxQueuedCalls, name: "apple-call")
     }
 
