@@ -5,7 +5,7 @@ CONFIG ?= config/dev.json
 SIM_DIR ?= .keys/simulator
 DEMO_URL ?= http://127.0.0.1:8080
 
-.PHONY: run demo test deps build release unit-tests e2e-tests protos check-protos module-graph check-module-graph bench bench-stores bench-challenge bench-verify bench-gateway clean \
+.PHONY: run demo test deps build release unit-tests e2e-tests protos check-protos module-graph check-module-graph check-ops-kit bench bench-stores bench-challenge bench-verify bench-gateway clean \
 	fuzz fuzz-tests test-asan test-tsan
 
 deps:
@@ -28,7 +28,7 @@ demo:
 	.build/debug/attestd-sim flow --url $(DEMO_URL) --project attestd-dev --app 1:123456789012:ios:0123456789abcdef \
 		--app-id DEVTEAM123.dev.attestd.example --environment development --dir $(SIM_DIR) --assertions 3
 
-test: deps check-protos check-module-graph unit-tests e2e-tests fuzz-tests test-asan
+test: deps check-protos check-module-graph check-ops-kit unit-tests e2e-tests fuzz-tests test-asan
 
 unit-tests:
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
@@ -66,6 +66,10 @@ module-graph:
 
 check-module-graph:
 	scripts/module-graph.py --check
+
+# deploy/observability's alerting rules (valid, and passing their unit tests) and dashboard queries, by promtool.
+check-ops-kit: deps
+	scripts/check-ops-kit.sh
 
 bench: release
 	scripts/bench.sh

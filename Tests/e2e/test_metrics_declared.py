@@ -5,11 +5,16 @@ first refusal). Label sets nobody could foresee (`malformed(authData)`) appear w
 from __future__ import annotations
 
 import hashlib
+import http.client
+import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+
+import yaml
 
 from attestd_server import APP_ID, AttestdServer, base_config, free_ports
 from checks import scrape
@@ -19,7 +24,7 @@ OTHER_APP = "1:123456789012:ios:00000000000000ff"
 
 
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AttestdServer]:
+def fresh(tmp_path_factory: pytest.TempPathFactory, tls_files: tuple[Path, Path]) -> Iterator[AttestdServer]:
     directory = tmp_path_factory.mktemp("declared-metrics")
     developer_key, _ = make_developer_key(directory, "AuthKey_declared")
     service_account = directory / "service-account.pem"
@@ -27,7 +32,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AttestdServer]:
                     str(directory / "sa.key")], check=True, capture_output=True)
     subprocess.run(["openssl", "pkey", "-in", str(directory / "sa.key"), "-pubout", "-out", str(service_account)],
                    check=True, capture_output=True)
-    config = base_config(free_ports(1)[0])
+    config = base_config(*free_ports(2))
     config["store"] = {"kind": "sqlite", "path": str(directory / "state.db")}
     project = config["projects"][0]
     app = project["apps"][0]
@@ -46,7 +51,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AttestdServer]:
         {"name": "redeem", "pathPrefix": "/api/redeem", "limitedUse": True, "apps": [OTHER_APP]},
         {"name": "beta", "pathPrefix": "/api/beta", "mode": "monitor"},
     ], "defaultRoute": {"mode": "deny"}}
-    server = AttestdServer(directory, config)
+    server = AttestdServer(directory, config, tls_files)
     server.start()
     yield server
     assert server.stop() == 0
@@ -82,6 +87,10 @@ def test_apple_calls_receipts_rate_limits_and_gateway_decisions_are_zero(fresh: 
         "attestd_apple_requests_total" + labels(app=APP_ID, endpoint="update_two_bits", outcome="unavailable"),
         "attestd_receipt_refreshes_total" + labels(app=APP_ID, outcome="refreshed"),
         "attestd_receipt_refreshes_total" + labels(app=APP_ID, outcome="failed"),
+        "attestd_risk_metric_count" + labels(app=APP_ID),
+        "attestd_risk_metric_bucket" + labels(app=APP_ID, le="1"),
+        "attestd_store_errors_total" + labels(component="exchange"),
+        "attestd_store_errors_total" + labels(component="gateway"),
         "attestd_rate_limited_total" + labels(scope="address", method="ExchangeAppAttestAssertion"),
         "attestd_rate_limited_total" + labels(scope="address", method="VerifyAppCheckToken"),
         "attestd_rate_limited_total" + labels(scope="app", method="ExchangeAppAttestAttestation"),
@@ -97,3 +106,31 @@ def test_apple_calls_receipts_rate_limits_and_gateway_decisions_are_zero(fresh: 
     assert "attestd_gateway_decisions_total" + labels(route="redeem", app=APP_ID, decision="allowed", reason="") not in samples
     assert "attestd_rate_limited_total" + labels(scope="app", method="VerifyAppCheckToken") not in samples
     assert "attestd_rate_limited_total" + labels(scope="address", method="Check") not in samples
+
+
+OBSERVABILITY = Path(__file__).resolve().parents[2] / "deploy" / "observability"
+
+
+def kit_metric_names() -> dict[str, set[str]]:
+    """The attestd metrics each expression of the alerting rules and the dashboard names, by where it is named."""
+    expressions: dict[str, str] = {}
+    for group in yaml.safe_load((OBSERVABILITY / "attestd-alerts.yml").read_text())["groups"]:
+        for rule in group["rules"]:
+            expressions[f"alert {rule['alert']}"] = rule["expr"]
+    for panel in json.loads((OBSERVABILITY / "attestd-dashboard.json").read_text())["panels"]:
+        for target in panel.get("targets", []):
+            expressions[f"panel {panel['title']!r} {target['refId']}"] = target["expr"]
+    return {place: set(re.findall(r"\battestd_[a-z0-9_]+", expr)) for place, expr in expressions.items()}
+
+
+def test_every_metric_the_alerts_and_the_dashboard_name_is_in_a_real_scrape(fresh: AttestdServer) -> None:
+    # One answered request, so that the latency histograms have a series (they appear with their first request).
+    connection = http.client.HTTPConnection("127.0.0.1", fresh.h2c_port, timeout=10)
+    connection.request("GET", "/v1/jwks")
+    assert connection.getresponse().status == 200
+    connection.close()
+    exported = {name.split("{")[0] for name in scrape(fresh.h2c_port)}
+    named = kit_metric_names()
+    assert len(named) >= 25 and all(named.values()), named
+    missing = {place: names - exported for place, names in named.items() if names - exported}
+    assert not missing, f"named by the kit but not exported by attestd: {missing}"

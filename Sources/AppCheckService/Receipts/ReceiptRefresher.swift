@@ -45,6 +45,7 @@ final class ReceiptRefresher: Sendable {
         self.apps = apps
         self.clients = clients
         refreshes.declare(CounterFamily.combinations(clients.keys.sorted(), ReceiptRefreshPolicy.outcomeLabels))
+        riskMetrics.declare(apps: clients.keys.sorted())
         self.verifier = ReceiptVerifier(trustAnchorsDER: receiptRoots)
         self.policy = ReceiptRefreshPolicy(
             minimumRefreshAgeSeconds: Int64(settings.minimumRefreshAgeSeconds), retrySeconds: Int64(settings.retrySeconds))

@@ -17,6 +17,13 @@ final class RiskMetricHistogram: Sendable, MetricFamily {
 
     private let series = Mutex<[String: Series]>([:])
 
+    /// Exports `apps` with empty histograms, so dashboards find each from the start.
+    func declare(apps: [String]) {
+        series.withLock { series in
+            for app in apps where series[app] == nil { series[app] = Series() }
+        }
+    }
+
     func observe(_ metric: Int, app: String) {
         series.withLock { series in
             var entry = series[app] ?? Series()
