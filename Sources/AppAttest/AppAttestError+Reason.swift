@@ -1,25 +1,47 @@
 extension AppAttestError {
     /// One failed rule. A struct around a private enum, so that reasons can be added without breaking callers.
     public struct Reason: Sendable, Hashable, CustomStringConvertible {
-        private enum Code: Sendable, Hashable {
-            case unsupportedFormat, malformed(String)
-            case chainInvalid(String), nonceMismatch, keyIdMismatch, appIdMismatch, counterNotZero
+        private enum Kind: String, Sendable, Hashable, CaseIterable {
+            case unsupportedFormat, malformed
+            case chainInvalid, nonceMismatch, keyIdMismatch, appIdMismatch, counterNotZero
             case wrongEnvironment, credentialIdMismatch, publicKeyMismatch, validationCategoryNotAllowed
             case badSignature, counterNotIncreasing
-            case receiptSignatureInvalid, receiptChainInvalid(String), receiptAppIdMismatch, receiptKeyMismatch
+            case receiptSignatureInvalid, receiptChainInvalid, receiptAppIdMismatch, receiptKeyMismatch
             case receiptClientHashMismatch, receiptTooOld
             case trustAnchorsInvalid
+
+            /// Whether reasons of this kind name a part or a cause (`malformed(authData)`), an open set.
+            var takesDetail: Bool {
+                switch self {
+                case .malformed, .chainInvalid, .receiptChainInvalid: true
+                case .unsupportedFormat, .nonceMismatch, .keyIdMismatch, .appIdMismatch, .counterNotZero, .wrongEnvironment,
+                     .credentialIdMismatch, .publicKeyMismatch, .validationCategoryNotAllowed, .badSignature,
+                     .counterNotIncreasing, .receiptSignatureInvalid, .receiptAppIdMismatch, .receiptKeyMismatch,
+                     .receiptClientHashMismatch, .receiptTooOld, .trustAnchorsInvalid: false
+                }
+            }
         }
 
-        private let code: Code
-        private init(_ code: Code) { self.code = code }
+        private let kind: Kind
+        /// The part or cause of a kind that takes one; nil otherwise.
+        private let detail: String?
+        private init(_ kind: Kind, _ detail: String? = nil) {
+            self.kind = kind
+            self.detail = detail
+        }
+
+        /// Every reason that names no part or cause (all but `malformed(...)`, `chainInvalid(...)` and
+        /// `receiptChainInvalid(...)`), so that the failure metric can export each at zero before it first happens.
+        public static var fixedReasons: [Reason] {
+            Kind.allCases.filter { !$0.takesDetail }.map { Reason($0) }
+        }
 
         /// `fmt` is not `apple-appattest`.
         public static let unsupportedFormat = Reason(.unsupportedFormat)
         /// The input does not have the expected structure; `place` names the part (`authData`, `attStmt.x5c`, …).
-        public static func malformed(_ place: String) -> Reason { Reason(.malformed(place)) }
+        public static func malformed(_ place: String) -> Reason { Reason(.malformed, place) }
         /// Step 1: the certificate chain does not verify to the pinned root; `why` is `expired`, `untrusted`, ….
-        public static func chainInvalid(_ why: String) -> Reason { Reason(.chainInvalid(why)) }
+        public static func chainInvalid(_ why: String) -> Reason { Reason(.chainInvalid, why) }
         /// Steps 2-4: the certificate's nonce is not SHA256(authData || clientDataHash).
         public static let nonceMismatch = Reason(.nonceMismatch)
         /// Step 5: SHA-256 of the certificate's public key is not the keyId.
@@ -43,7 +65,7 @@ extension AppAttestError {
         /// Receipt step 1: the CMS signature does not verify.
         public static let receiptSignatureInvalid = Reason(.receiptSignatureInvalid)
         /// Receipt step 2: the signer's chain does not verify to the pinned Apple Root CA - G3.
-        public static func receiptChainInvalid(_ why: String) -> Reason { Reason(.receiptChainInvalid(why)) }
+        public static func receiptChainInvalid(_ why: String) -> Reason { Reason(.receiptChainInvalid, why) }
         /// Receipt step 4: field 2 is not the App ID.
         public static let receiptAppIdMismatch = Reason(.receiptAppIdMismatch)
         /// Receipt step 6: field 3's key is not the attested key.
@@ -55,39 +77,9 @@ extension AppAttestError {
         /// The configured trust anchors are not certificates.
         public static let trustAnchorsInvalid = Reason(.trustAnchorsInvalid)
 
-        /// Every reason that takes no parameter, so that the failure metric can export each at zero before it happens
-        /// (`malformed(…)` and the chain reasons name a part or a cause, and appear when first seen).
-        public static let unparameterized: [Reason] = [
-            .unsupportedFormat, .nonceMismatch, .keyIdMismatch, .appIdMismatch, .counterNotZero, .wrongEnvironment,
-            .credentialIdMismatch, .publicKeyMismatch, .validationCategoryNotAllowed, .badSignature,
-            .counterNotIncreasing, .receiptSignatureInvalid, .receiptAppIdMismatch, .receiptKeyMismatch,
-            .receiptClientHashMismatch, .receiptTooOld, .trustAnchorsInvalid,
-        ]
-
         /// The reason as logs and metrics name it: `nonceMismatch`, `chainInvalid(expired)`, `malformed(authData)`.
         public var name: String {
-            switch code {
-            case .unsupportedFormat: "unsupportedFormat"
-            case .malformed(let place): "malformed(\(place))"
-            case .chainInvalid(let why): "chainInvalid(\(why))"
-            case .nonceMismatch: "nonceMismatch"
-            case .keyIdMismatch: "keyIdMismatch"
-            case .appIdMismatch: "appIdMismatch"
-            case .counterNotZero: "counterNotZero"
-            case .wrongEnvironment: "wrongEnvironment"
-            case .credentialIdMismatch: "credentialIdMismatch"
-            case .publicKeyMismatch: "publicKeyMismatch"
-            case .validationCategoryNotAllowed: "validationCategoryNotAllowed"
-            case .badSignature: "badSignature"
-            case .counterNotIncreasing: "counterNotIncreasing"
-            case .receiptSignatureInvalid: "receiptSignatureInvalid"
-            case .receiptChainInvalid(let why): "receiptChainInvalid(\(why))"
-            case .receiptAppIdMismatch: "receiptAppIdMismatch"
-            case .receiptKeyMismatch: "receiptKeyMismatch"
-            case .receiptClientHashMismatch: "receiptClientHashMismatch"
-            case .receiptTooOld: "receiptTooOld"
-            case .trustAnchorsInvalid: "trustAnchorsInvalid"
-            }
+            detail.map { "\(kind.rawValue)(\($0))" } ?? kind.rawValue
         }
 
         public var description: String { name }

@@ -4,7 +4,8 @@ import Synchronization
 /// `attestd_requests_total{method,code}` and `attestd_request_duration_seconds{method}`.
 ///
 /// The methods are known up front, so each has its own lock: requests to different methods never contend, and
-/// recording one request is one uncontended lock and a few additions.
+/// recording one request is one uncontended lock and a few additions. Every method's histogram, and its count for
+/// each of `knownCodes`, is exported at zero from the start.
 public final class RequestMetrics: Sendable, MetricFamily {
     /// Latency bucket bounds in seconds: fine below a millisecond, where attestd's answers live.
     public static let defaultBuckets: [Double] = [
@@ -17,11 +18,13 @@ public final class RequestMetrics: Sendable, MetricFamily {
     private let slots: [String: MethodSlot]
     private let order: [String]
 
-    public init(methods: [String], buckets: [Double] = RequestMetrics.defaultBuckets) {
+    /// - Parameter knownCodes: status codes counted at zero for every method before any request ends with them.
+    public init(methods: [String], knownCodes: [String] = [], buckets: [Double] = RequestMetrics.defaultBuckets) {
         self.buckets = buckets
         let names = methods + [Self.otherMethod]
         self.order = names
-        self.slots = Dictionary(names.map { ($0, MethodSlot(bucketCount: buckets.count)) }, uniquingKeysWith: { a, _ in a })
+        self.slots = Dictionary(
+            names.map { ($0, MethodSlot(bucketCount: buckets.count, knownCodes: knownCodes)) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// Records one finished request.
@@ -53,7 +56,7 @@ public final class RequestMetrics: Sendable, MetricFamily {
         }
         output += "# HELP attestd_request_duration_seconds Time from a request's last byte to its answer.\n"
         output += "# TYPE attestd_request_duration_seconds histogram\n"
-        for (method, stats) in snapshots where stats.bucketCounts.contains(where: { $0 > 0 }) {
+        for (method, stats) in snapshots {
             PrometheusText.appendHistogram(
                 name: "attestd_request_duration_seconds", labels: [("method", method)], bounds: buckets,
                 bucketCounts: stats.bucketCounts, sum: stats.sum, to: &output)
@@ -70,7 +73,9 @@ private final class MethodSlot: Sendable {
 
     let stats: Mutex<Stats>
 
-    init(bucketCount: Int) {
-        stats = Mutex(Stats(bucketCounts: Array(repeating: 0, count: bucketCount + 1)))
+    init(bucketCount: Int, knownCodes: [String]) {
+        stats = Mutex(Stats(
+            codes: Dictionary(knownCodes.map { ($0, 0) }, uniquingKeysWith: { a, _ in a }),
+            bucketCounts: Array(repeating: 0, count: bucketCount + 1)))
     }
 }

@@ -70,9 +70,10 @@ def test_refusal_reasons_are_zero_for_each_app_and_the_providers_it_can_use(fres
                    "keyRevoked", "wrongEnvironment"):
         for app in (APP_ID, OTHER_APP):
             assert name + labels(app=app, provider="app_attest", reason=reason) in samples, reason
-    # Debug tokens and DeviceCheck only where the app configures them; custom tokens for the project's apps.
+    # DeviceCheck only where the app configures it; custom tokens for the apps of a project with service accounts.
+    # Debug tokens for every app: one sent to an app that accepts none is worth an alert.
     assert name + labels(app=APP_ID, provider="debug", reason="unknownDebugToken") in samples
-    assert name + labels(app=OTHER_APP, provider="debug", reason="unknownDebugToken") not in samples
+    assert name + labels(app=OTHER_APP, provider="debug", reason="unknownDebugToken") in samples
     assert name + labels(app=APP_ID, provider="device_check", reason="deviceTokenRejected") in samples
     assert name + labels(app=OTHER_APP, provider="device_check", reason="deviceTokenRejected") not in samples
     assert name + labels(app=OTHER_APP, provider="custom", reason="customTokenExpired") in samples
@@ -91,6 +92,9 @@ def test_apple_calls_receipts_rate_limits_and_gateway_decisions_are_zero(fresh: 
         "attestd_risk_metric_bucket" + labels(app=APP_ID, le="1"),
         "attestd_store_errors_total" + labels(component="exchange"),
         "attestd_store_errors_total" + labels(component="gateway"),
+        "attestd_store_errors_total" + labels(component="receipts"),
+        "attestd_requests_total" + labels(method="ExchangeAppAttestAssertion", code="OK"),
+        "attestd_request_duration_seconds_count" + labels(method="ExchangeAppAttestAssertion"),
         "attestd_rate_limited_total" + labels(scope="address", method="ExchangeAppAttestAssertion"),
         "attestd_rate_limited_total" + labels(scope="address", method="VerifyAppCheckToken"),
         "attestd_rate_limited_total" + labels(scope="app", method="ExchangeAppAttestAttestation"),

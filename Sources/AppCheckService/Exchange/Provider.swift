@@ -38,7 +38,7 @@ extension Provider {
     var knownReasons: [String] {
         switch self {
         case .appAttest:
-            AppAttestError.Reason.unparameterized.map(\.name) + ChallengeError.all.map(\.reason)
+            AppAttestError.Reason.fixedReasons.map(\.name) + ChallengeError.all.map(\.reason)
                 + ArtifactError.all.map(\.reason)
                 + [ServiceRefusal.challengeReplayed, ServiceRefusal.keyRevoked, ServiceRefusal.unknownKey]
         case .debug: [ServiceRefusal.unknownDebugToken]
@@ -51,14 +51,14 @@ extension Provider {
 
 extension Provider {
     /// The failure metric's label sets known from the configuration: each app with every fixed reason of each
-    /// provider it can use (App Attest always; debug tokens, DeviceCheck and custom tokens when configured), and the
+    /// provider it can use (App Attest and debug tokens always; DeviceCheck and custom tokens when configured), and the
     /// token checks, which refuse before any app is known (`app=""`).
     static func failureSeries(_ projects: [Configuration.Project]) -> [[String]] {
         var series: [[String]] = []
         for project in projects {
             for app in project.apps {
-                var providers: [Provider] = [.appAttest]
-                if !app.debugTokenHashes.isEmpty { providers.append(.debug) }
+                // Debug for every app: a debug token sent to an app that accepts none is worth an alert.
+                var providers: [Provider] = [.appAttest, .debug]
                 if app.deviceCheck != nil { providers.append(.deviceCheck) }
                 if !project.serviceAccounts.isEmpty { providers.append(.custom) }
                 for provider in providers {

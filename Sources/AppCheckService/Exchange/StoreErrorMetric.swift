@@ -7,14 +7,16 @@ enum StoreErrorMetric {
     static let exchange = "exchange"
     /// The gateway's consumption of limited-use tokens.
     static let gateway = "gateway"
+    /// The receipt refresher's schedule: claims, outcomes, keys added to it.
+    static let receipts = "receipts"
 
-    /// The family, with both components exported at zero.
+    /// The family, with every component exported at zero.
     static func family() -> CounterFamily {
         let family = CounterFamily(
             name: "attestd_store_errors_total",
             help: "State-store calls that failed (each answered UNAVAILABLE), by the component that made them.",
             labelNames: ["component"])
-        family.declare([[exchange], [gateway]])
+        family.declare([[exchange], [gateway], [receipts]])
         return family
     }
 }

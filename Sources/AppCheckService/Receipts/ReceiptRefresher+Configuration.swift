@@ -5,7 +5,8 @@ import Storage
 extension ReceiptRefresher {
     /// The refresher the configuration asks for, or nil (with the reason logged) when it is off, the store keeps
     /// no schedule, or no app has a developer key.
-    static func make(configuration: Configuration, store: any StateStore, receiptRoots: [[UInt8]], logger: Logger) throws -> ReceiptRefresher? {
+    static func make(configuration: Configuration, store: any StateStore, receiptRoots: [[UInt8]], logger: Logger,
+                     storeErrors: CounterFamily) throws -> ReceiptRefresher? {
         guard configuration.receipts.enabled else { return nil }
         guard let schedule = store as? any ReceiptRefreshStore else {
             logger.warning("receipts.enabled, but the state store keeps no refresh schedule: receipts are not refreshed")
@@ -17,6 +18,6 @@ extension ReceiptRefresher {
         }
         return ReceiptRefresher(
             store: schedule, projects: configuration.projects, clients: clients, receiptRoots: receiptRoots,
-            settings: configuration.receipts, logger: logger.with("component", "receipts"))
+            settings: configuration.receipts, logger: logger.with("component", "receipts"), storeErrors: storeErrors)
     }
 }

@@ -35,11 +35,14 @@ final class ReceiptRefresher: Sendable {
         labelNames: ["app", "outcome"])
     /// `attestd_risk_metric{app}`.
     let riskMetrics = RiskMetricHistogram()
+    /// `attestd_store_errors_total{component="receipts"}`.
+    private let storeErrors: CounterFamily
 
     init(store: any ReceiptRefreshStore, projects: [Configuration.Project], clients: [String: RiskMetricClient],
          receiptRoots: [[UInt8]], settings: Configuration.Receipts, logger: Logger,
-         clock: TimeSource = .system) {
+         storeErrors: CounterFamily = StoreErrorMetric.family(), clock: TimeSource = .system) {
         self.store = store
+        self.storeErrors = storeErrors
         var apps: [String: Configuration.App] = [:]
         for app in projects.flatMap(\.apps) { apps[app.appID] = app }
         self.apps = apps
@@ -80,6 +83,7 @@ final class ReceiptRefresher: Sendable {
             let added = try store.scheduleUnscheduledKeys()
             if added > 0 { logger.info("keys registered before the refresh schedule existed were added to it", [("keys", String(added))]) }
         } catch {
+            storeErrors.increment([StoreErrorMetric.receipts])
             logger.error("receipt refresher cannot add older keys to its schedule", [("error", error.description)])
         }
         let interval = Double(settings.intervalMilliseconds) / 1000
@@ -105,6 +109,7 @@ final class ReceiptRefresher: Sendable {
             claims = try store.claimReceiptRefreshes(
                 now: now, limit: settings.maxPerSecond, leaseUntil: now + Int64(settings.leaseSeconds), owner: owner)
         } catch {
+            storeErrors.increment([StoreErrorMetric.receipts])
             logger.error("receipt refresher cannot read the schedule", [("error", error.description)])
             return 0
         }
@@ -126,6 +131,7 @@ final class ReceiptRefresher: Sendable {
                                    [("app", claim.appID), ("leaseSeconds", String(settings.leaseSeconds))])
                 }
             } catch {
+                storeErrors.increment([StoreErrorMetric.receipts])
                 logger.error("receipt refresher cannot store an outcome", [("error", error.description)])
             }
             if policy.pausesRefresher(outcome) {

@@ -1,6 +1,7 @@
 import AppAttest
 import AppCheckMessages
 public import Config
+import GRPC
 import HTTP
 public import Observability
 import Storage
@@ -81,7 +82,8 @@ public final class AttestdService: Sendable {
         let deviceCheck = try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)
         self.deviceCheck = deviceCheck
         let receiptRefresher = try ReceiptRefresher.make(
-            configuration: configuration, store: exchange.store, receiptRoots: receiptRoots, logger: logger)
+            configuration: configuration, store: exchange.store, receiptRoots: receiptRoots, logger: logger,
+            storeErrors: exchange.storeErrors)
         self.receiptRefresher = receiptRefresher
         let endpoints = EndpointTable.endpoints(.init(
             exchange: exchange, health: health, signingKeys: keys.signingKeys,
@@ -89,7 +91,9 @@ public final class AttestdService: Sendable {
             callers: CallerCredentials(callers: configuration.callers),
             deviceCheck: deviceCheck, gateway: gateway))
 
-        let metrics = RequestMetrics(methods: endpoints.map(\.name) + ["healthz", "metrics", ServiceRouter.authRequestMethod])
+        let metrics = RequestMetrics(
+            methods: endpoints.map(\.name) + ["healthz", "metrics", ServiceRouter.authRequestMethod],
+            knownCodes: [GRPCStatus.Code.ok.name])
         let registry = MetricsRegistry()
         registry.register(metrics)
         registry.register(failures)
