@@ -169,3 +169,22 @@ def test_check_config_refuses_a_schedule_in_which_nothing_signs_yet(tmp_path: Pa
     result = check_config(tmp_path, config)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "keys.tokenSigning: nothingSigns: at " in result.stderr and f"(the earliest signFrom is {rfc3339(sign_from)})" in result.stderr, result.stderr
+
+
+def test_keygen_writes_the_next_key_and_the_entry_that_brings_it_in(tmp_path: Path) -> None:
+    keygen = [str(attestd_binary()), "keygen"]
+    subprocess.run([*keygen, "--out", str(tmp_path / "keys")], check=True, capture_output=True, timeout=30)
+    result = subprocess.run([*keygen, "--next-signing-key", "keys/next.pem", "--publish-from", "2030-01-01T00:00:00+01:00"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    entry = json.loads(result.stdout.strip().splitlines()[-1])
+    assert entry == {"file": "keys/next.pem", "publishFrom": "2029-12-31T23:00:00Z", "signFrom": "2030-01-01T05:02:00Z"}
+    assert (tmp_path / "keys" / "next.pem").stat().st_mode & 0o777 == 0o600
+    config = base_config(8080)
+    config["keys"]["tokenSigning"].append(entry)
+    checked = check_config(tmp_path, config)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert f"keys.tokenSigning[1]: {tmp_path / 'keys' / 'next.pem'} (RS256, kid " in checked.stdout, checked.stdout
+
+    again = subprocess.run([*keygen, "--next-signing-key", "keys/next.pem"], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert again.returncode == 1 and "already exists" in again.stderr, again.stderr
