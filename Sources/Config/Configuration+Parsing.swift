@@ -91,7 +91,7 @@ extension Configuration {
         let keys = Keys(
             challengeKeyPath: resolve(keysReader?.string("challengeKey") ?? ""),
             artifactKeyPath: resolve(keysReader?.string("artifactKey") ?? ""),
-            tokenSigningKeyPaths: (keysReader?.strings("tokenSigning") ?? []).map(resolve),
+            tokenSigning: keysReader.map { readTokenSigning($0, resolve: resolve) } ?? [],
             sessionTicketKeyPath: keysReader?.string("sessionTicketKey", default: "").flatMap { $0.isEmpty ? nil : resolve($0) },
             generateMissing: keysReader?.bool("generateMissing", default: false) ?? false)
 

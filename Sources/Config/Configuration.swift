@@ -163,9 +163,9 @@ public struct Configuration: Sendable {
         public var challengeKeyPath: String
         /// The file of artifact sealing keys, `{"keys":[{"version":1,"key":"<base64 32 bytes>"}]}`.
         public var artifactKeyPath: String
-        /// PEM private keys that sign App Check tokens (RSA-2048+ for RS256, P-256 for ES256): the last one signs,
-        /// all are published in the JWKS, so keys rotate with no failed verification.
-        public var tokenSigningKeyPaths: [String]
+        /// PEM private keys that sign App Check tokens (RSA-2048+ for RS256, P-256 for ES256), in the order
+        /// configured, each untimed or with the times it is published and starts signing (see `TokenSigningKey`).
+        public var tokenSigning: [TokenSigningKey]
         /// The file of TLS session ticket keys (see `SessionTicketKeyFile`), shared by the cluster's nodes; nil: each
         /// node makes a random one at start, and its tickets resume on that node only.
         public var sessionTicketKeyPath: String? = nil

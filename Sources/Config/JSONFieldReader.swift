@@ -139,3 +139,33 @@ package final class JSONFieldReader {
         return items.map(\.intValue)
     }
 }
+
+extension JSONFieldReader {
+    /// One element of an array that holds strings and objects.
+    package enum StringOrObject {
+        case string(String)
+        case object(JSONFieldReader)
+    }
+
+    /// A required, non-empty array whose elements are strings or objects; any other element is a problem, named by
+    /// its index, and left out.
+    package func stringsOrObjects(_ name: String) -> [StringOrObject] {
+        guard let value = object[name] else {
+            problem(field(name), "is required")
+            return []
+        }
+        guard let items = value as? [Any], !items.isEmpty else {
+            problem(field(name), "must be a non-empty array")
+            return []
+        }
+        return items.enumerated().compactMap { index, item in
+            let path = "\(field(name))[\(index)]"
+            if let text = item as? String { return .string(text) }
+            if let nested = item as? [String: Any] {
+                return .object(JSONFieldReader(object: nested, path: path, problems: problems))
+            }
+            problem(path, "must be a string or an object")
+            return nil
+        }
+    }
+}

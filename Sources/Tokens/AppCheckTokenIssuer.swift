@@ -1,5 +1,5 @@
 import Basics
-public import Crypto
+import Crypto
 
 /// Mints App Check tokens: JWTs that the Firebase Admin SDKs and any JWT library accept against our JWKS.
 ///
@@ -18,14 +18,14 @@ public struct AppCheckTokenIssuer: Sendable {
         self.issuerPrefix = issuerPrefix
     }
 
-    /// A token for `appID` in the project `projectNumber`/`projectID`, signed by the newest key, valid from `now`
+    /// A token for `appID` in the project `projectNumber`/`projectID`, signed by the key that signs at `now`, valid from `now`
     /// (Unix seconds) for `lifetime`. With `riskMetric`, the token also carries the claim `risk_metric` (Apple's
     /// fraud-risk metric of the App Attest key, for apps that ask for it).
     public func mint(
         appID: String, projectNumber: String, projectID: String, lifetime: TokenLifetime, now: Int64,
         riskMetric: Int? = nil
-    ) throws(PrivateKeyError) -> MintedAppCheckToken {
-        let signer = keys.signing
+    ) throws(TokenSigningError) -> MintedAppCheckToken {
+        guard let signer = keys.signer(at: now) else { throw TokenSigningError.noSigningKey.with(detail: "at \(now)") }
         var jtiBytes = [UInt8]()
         Base64.url.append(SecureRandom.bytes(count: 16), to: &jtiBytes)
         let expiresAt = now + lifetime.seconds
@@ -58,7 +58,12 @@ public struct AppCheckTokenIssuer: Sendable {
         token.append(contentsOf: signer.encodedHeader)
         token.append(UInt8(ascii: "."))
         Base64.url.append(claims, to: &token)
-        let signature = try signer.privateKey.sign(token)
+        let signature: [UInt8]
+        do {
+            signature = try signer.privateKey.sign(token)
+        } catch {
+            throw TokenSigningError.signingFailed.with(detail: "\(error)")
+        }
         token.append(UInt8(ascii: "."))
         Base64.url.append(signature, to: &token)
         let jti = String(decoding: jtiBytes, as: UTF8.self)

@@ -43,6 +43,29 @@ public enum Keygen {
         return paths
     }
 
+    /// Writes one new token signing key, for a staged rotation, to `path` (0600), refusing to replace an existing
+    /// file unless `overwrite`; its directory must exist.
+    public static func writeSigningKey(to path: String, signing algorithm: SigningAlgorithm, overwrite: Bool) throws(KeygenError) {
+        if !overwrite && access(path, F_OK) == 0 { throw KeygenError.fileExists.with(detail: path) }
+        let signingKey: PrivateKey
+        do {
+            signingKey = try PrivateKey.generate(algorithm)
+        } catch {
+            throw KeygenError.keyGenerationFailed.with(detail: error.description)
+        }
+        try writePrivateFile(path, signingKey.pem())
+    }
+
+    /// The `keys.tokenSigning` entry that publishes the key at `path` from `publishFrom` (Unix seconds) and has it
+    /// sign as soon as `rules` allow.
+    public static func signingKeyEntry(path: String, publishFrom: Int64, rules: SigningKeyRotationRules = .conservative) -> String {
+        var quoted = [UInt8]()
+        JSONBytes.appendString(path, to: &quoted)
+        let file = String(decoding: quoted, as: UTF8.self)
+        return "{\"file\": \(file), \"publishFrom\": \"\(RFC3339.format(unixSeconds: publishFrom))\", "
+            + "\"signFrom\": \"\(RFC3339.format(unixSeconds: publishFrom + rules.minimumPublicationSeconds))\"}"
+    }
+
     /// A challenge key file's JSON with one fresh key, id 1.
     public static func challengeKeyJSON() -> String {
         "{\"keys\":[{\"id\":1,\"secret\":\"\(Base64.standard.encode(SecureRandom.bytes(count: 32)))\"}]}\n"

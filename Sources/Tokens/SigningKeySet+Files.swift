@@ -2,14 +2,23 @@ public import Crypto
 import FoundationEssentials
 
 extension SigningKeySet {
-    /// The keys in the PEM files at `paths`, oldest first (the last one of `algorithm` signs).
+    /// The untimed keys in the PEM files at `paths`, oldest first (the last one of `algorithm` signs).
     public init(pemFiles paths: [String], signingWith algorithm: SigningAlgorithm) throws(SigningKeySetError) {
-        var keys = [PrivateKey]()
-        for path in paths { keys.append(try Self.key(pemFile: path)) }
+        try self.init(pemFiles: paths.map { ($0, nil) }, signingWith: algorithm, rules: .conservative, checkedAt: 0)
+    }
+
+    /// The keys in the PEM files of `files`, each with its timing (nil: untimed), in the order configured; see
+    /// `init(keys:signingWith:rules:checkedAt:)` for what is refused. Every error names the file.
+    public init(
+        pemFiles files: [(path: String, timing: SigningKeyTiming?)], signingWith algorithm: SigningAlgorithm,
+        rules: SigningKeyRotationRules, checkedAt now: Int64
+    ) throws(SigningKeySetError) {
+        var keys = [Key]()
+        for file in files { keys.append(Key(try Self.key(pemFile: file.path), timing: file.timing, name: file.path)) }
         do {
-            try self.init(keys: keys, signingWith: algorithm)
-        } catch {
-            throw error.with(detail: "\(paths.joined(separator: ", ")): \(error.detail)")
+            try self.init(keys: keys, signingWith: algorithm, rules: rules, checkedAt: now)
+        } catch where error == .noKeyForAlgorithm {
+            throw error.with(detail: "\(files.map(\.path).joined(separator: ", ")): \(error.detail)")
         }
     }
 

@@ -1,6 +1,8 @@
 /// Why a set of token signing keys could not be assembled.
 public struct SigningKeySetError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Code: String, Sendable { case empty, duplicateKey, unreadableFile, invalidKey, noKeyForAlgorithm }
+    private enum Code: String, Sendable {
+        case empty, duplicateKey, unreadableFile, invalidKey, noKeyForAlgorithm, publishedTooBriefly, sameSignFrom, nothingSigns
+    }
     private let code: Code
     /// The file and the key error, when there is one; not part of equality.
     public let detail: String
@@ -20,6 +22,12 @@ public struct SigningKeySetError: Error, Sendable, Equatable, CustomStringConver
     public static let invalidKey = SigningKeySetError(.invalidKey)
     /// No key of the configured token algorithm (`tokens.algorithm`) is listed, so nothing may sign.
     public static let noKeyForAlgorithm = SigningKeySetError(.noKeyForAlgorithm)
+    /// A timed key would sign before verifiers that cache the JWKS could have fetched it.
+    public static let publishedTooBriefly = SigningKeySetError(.publishedTooBriefly)
+    /// Two timed keys of the tokens' algorithm start signing at the same time: which one signs would be a guess.
+    public static let sameSignFrom = SigningKeySetError(.sameSignFrom)
+    /// No key of the tokens' algorithm signs yet at the time the schedule is checked.
+    public static let nothingSigns = SigningKeySetError(.nothingSigns)
 
     func with(detail: String) -> SigningKeySetError { SigningKeySetError(code, detail) }
 

@@ -1,4 +1,5 @@
 import AppCheckService
+import Basics
 import Config
 import Observability
 
@@ -35,12 +36,13 @@ enum ServeCommand {
     static func checkConfig(path: String) -> Int32 {
         do {
             let configuration = try Configuration.load(path: path)
-            let keyFiles = KeyFileCheck(configuration.keys, tokenAlgorithm: configuration.tokens.algorithm)
+            let keyFiles = KeyFileCheck(configuration, now: TimeSource.system.unixSeconds())
             guard keyFiles.problems.isEmpty else {
                 for problem in keyFiles.problems { FileHandleOutput.standardError(problem + "\n") }
                 return 1
             }
             for note in keyFiles.notes { FileHandleOutput.standardOutput(note + "\n") }
+            for line in keyFiles.schedule { FileHandleOutput.standardOutput(line + "\n") }
             let apps = configuration.projects.reduce(0) { $0 + $1.apps.count }
             FileHandleOutput.standardOutput("\(path): ok (\(configuration.listeners.count) listeners, \(configuration.projects.count) projects, \(apps) apps)\n")
             return 0

@@ -13,6 +13,7 @@ let usage = """
                   (--client-data-hash B64 | --client-data B64) --previous-counter N
            attestd inspect FILE [--json]
            attestd keygen --out DIR [--signing rs256|es256] [--force]
+           attestd keygen --next-signing-key FILE [--publish-from RFC3339] [--signing rs256|es256] [--force]
 
     """
 

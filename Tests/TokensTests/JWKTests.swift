@@ -37,14 +37,14 @@ struct JWKTests {
     @Test("publishes every key of the set as {\"keys\":[…]} with the fields JWKS fetchers need")
     func jwksDocument() throws {
         let set = try SigningKeySet(keys: [TestKeys.rsa, TestKeys.p256], signingWith: .es256)
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(set.jwksJSON)) as? [String: Any])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(set.jwksJSON(at: 0))) as? [String: Any])
         let keys = try #require(root["keys"] as? [[String: String]])
         #expect(keys.count == 2)
         #expect(keys[0] == ["kty": "RSA", "use": "sig", "alg": "RS256", "kid": TestKeys.rsa.publicKey.jwk.kid,
                             "n": TestKeys.rsa.publicKey.jwk.n, "e": "AQAB"])
         let ec = TestKeys.p256.publicKey.jwk
         #expect(keys[1] == ["kty": "EC", "use": "sig", "alg": "ES256", "kid": ec.kid, "crv": "P-256", "x": ec.x, "y": ec.y])
-        #expect(set.jwks.map(\.kid) == keys.map { $0["kid"]! })
+        #expect(set.jwks(at: 0).map(\.kid) == keys.map { $0["kid"]! })
     }
 
     @Test("refuses an empty key set and the same key twice")
@@ -62,10 +62,10 @@ struct JWKTests {
         try scratch.write("new.pem", Array(TestKeys.p256.pem().utf8))
         let files = [scratch.file("old.pem"), scratch.file("new.pem")]
         let es256 = try SigningKeySet(pemFiles: files, signingWith: .es256)
-        #expect(es256.signing.kid == TestKeys.p256.publicKey.jwk.kid)
+        #expect(es256.signer(at: 0)?.kid == TestKeys.p256.publicKey.jwk.kid)
         #expect(es256.entries.count == 2)
         let rs256 = try SigningKeySet(pemFiles: files, signingWith: .rs256)
-        #expect(rs256.signing.kid == TestKeys.rsaOther.publicKey.jwk.kid)
+        #expect(rs256.signer(at: 0)?.kid == TestKeys.rsaOther.publicKey.jwk.kid)
         #expect(throws: SigningKeySetError.unreadableFile) {
             try SigningKeySet(pemFiles: [scratch.file("missing.pem")], signingWith: .rs256)
         }
@@ -76,9 +76,9 @@ struct JWKTests {
     @Test("a P-256 key appended to RS256 keys is published but never signs: only tokens.algorithm picks ES256")
     func algorithmIsConfiguredNotInferred() throws {
         let set = try SigningKeySet(keys: [TestKeys.rsa, TestKeys.p256], signingWith: .rs256)
-        #expect(set.signing.kid == TestKeys.rsa.publicKey.jwk.kid)
-        #expect(set.signing.privateKey.algorithm == .rs256)
-        #expect(set.jwks.map(\.kid).sorted() == [TestKeys.rsa, TestKeys.p256].map(\.publicKey.jwk.kid).sorted())
+        #expect(set.signer(at: 0)?.kid == TestKeys.rsa.publicKey.jwk.kid)
+        #expect(set.signer(at: 0)?.privateKey.algorithm == .rs256)
+        #expect(set.jwks(at: 0).map(\.kid).sorted() == [TestKeys.rsa, TestKeys.p256].map(\.publicKey.jwk.kid).sorted())
     }
 
     @Test("a set with no key of the configured algorithm is refused")

@@ -1,5 +1,5 @@
 public import Config
-public import Crypto
+import Crypto
 import Foundation
 import Tokens
 
@@ -8,14 +8,20 @@ import Tokens
 public struct KeyFileCheck: Sendable {
     /// One line per file that `serve` would refuse, naming the field and the path.
     public let problems: [String]
-    /// One line per file that does not exist yet and will be generated at start.
+    /// One line per file that does not exist yet and will be generated at start, and per key that may sign before
+    /// verifiers have it if the configuration is rolled out now.
     public let notes: [String]
+    /// One line per token signing key: its state at the time of the check and the changes to come; empty when the
+    /// keys could not all be read.
+    public let schedule: [String]
 
-    /// Checks the files of `keys` as `serve` would load them, tokens being signed with `tokenAlgorithm`.
-    public init(_ keys: Configuration.Keys, tokenAlgorithm: SigningAlgorithm) {
+    /// Checks the key files of `configuration` as `serve` would load them at `now` (Unix seconds).
+    public init(_ configuration: Configuration, now: Int64) {
+        let keys = configuration.keys
+        let tokenAlgorithm = configuration.tokens.algorithm
         var problems: [String] = []
         var notes: [String] = []
-        var signingAlgorithms: [SigningAlgorithm] = []
+        var signingKeys: [SigningKeySet.Key] = []
         var files: [(field: String, path: String, generated: Bool, parse: (String) throws -> Void)] = [
             ("keys.challengeKey", keys.challengeKeyPath, true, { _ = try ChallengeKeyFile.load(path: $0) }),
             ("keys.artifactKey", keys.artifactKeyPath, true, { path in
@@ -25,12 +31,11 @@ public struct KeyFileCheck: Sendable {
         if let tickets = keys.sessionTicketKeyPath {
             files.append(("keys.sessionTicketKey", tickets, true, { _ = try SessionTicketKeyFile.load(path: $0) }))
         }
-        for (index, path) in keys.tokenSigningKeyPaths.enumerated() {
+        for (index, configured) in keys.tokenSigning.enumerated() {
             // `generateMissing` creates only the last one: the key that signs.
-            files.append(("keys.tokenSigning[\(index)]", path, index == keys.tokenSigningKeyPaths.count - 1, { path in
+            files.append(("keys.tokenSigning[\(index)]", configured.path, index == keys.tokenSigning.count - 1, { path in
                 do {
-                    let key = try SigningKeySet.key(pemFile: path)
-                    signingAlgorithms.append(key.algorithm)
+                    signingKeys.append(SigningKeySet.Key(try SigningKeySet.key(pemFile: path), timing: configured.timing, name: path))
                 } catch {
                     throw KeyMaterial.Problem(description: "\(error)")
                 }
@@ -60,12 +65,22 @@ public struct KeyFileCheck: Sendable {
                 problems.append("\(file.field): \(file.path) is not a valid key file: \(error)")
             }
         }
-        // Every listed key parsed, and none signs with the configured algorithm: `serve` would refuse to start.
-        if !signingAlgorithms.isEmpty, signingAlgorithms.count == keys.tokenSigningKeyPaths.count,
-           !signingAlgorithms.contains(tokenAlgorithm) {
-            problems.append("keys.tokenSigning: no key signs \(tokenAlgorithm.jwsName), the algorithm of tokens.algorithm")
+        // Every listed key parsed: its schedule is checked as `serve` would check it now.
+        var schedule: [String] = []
+        if !signingKeys.isEmpty, signingKeys.count == keys.tokenSigning.count {
+            do {
+                let set = try SigningKeySet(
+                    keys: signingKeys, signingWith: tokenAlgorithm, rules: SigningKeyRotationRules(configuration), checkedAt: now)
+                schedule = set.scheduleLines(at: now)
+                notes += set.lateWarnings(at: now).map { "keys.tokenSigning: \($0)" }
+            } catch where error == .noKeyForAlgorithm {
+                problems.append("keys.tokenSigning: no key signs \(tokenAlgorithm.jwsName), the algorithm of tokens.algorithm")
+            } catch {
+                problems.append("keys.tokenSigning: \(error)")
+            }
         }
         self.problems = problems
         self.notes = notes
+        self.schedule = schedule
     }
 }

@@ -21,7 +21,11 @@ struct KeyMaterial {
         let description: String
     }
 
-    static func load(_ keys: Configuration.Keys, tokenAlgorithm: SigningAlgorithm, logger: Logger) throws -> KeyMaterial {
+    /// The key files of `configuration`, the token signing keys scheduled by its rules and checked at `now`
+    /// (Unix seconds).
+    static func load(_ configuration: Configuration, now: Int64, logger: Logger) throws -> KeyMaterial {
+        let keys = configuration.keys
+        let tokenAlgorithm = configuration.tokens.algorithm
         if keys.generateMissing { try generateMissing(keys, tokenAlgorithm: tokenAlgorithm, logger: logger) }
         let challengeKeys = try ChallengeKeyFile.load(path: keys.challengeKeyPath)
         let artifacts: ArtifactKeyring
@@ -32,7 +36,9 @@ struct KeyMaterial {
         }
         let signingKeys: SigningKeySet
         do {
-            signingKeys = try SigningKeySet(pemFiles: keys.tokenSigningKeyPaths, signingWith: tokenAlgorithm)
+            signingKeys = try SigningKeySet(
+                pemFiles: keys.tokenSigning.map { ($0.path, $0.timing) }, signingWith: tokenAlgorithm,
+                rules: SigningKeyRotationRules(configuration), checkedAt: now)
         } catch {
             throw Problem(description: "keys.tokenSigning: \(error)")
         }

@@ -1,5 +1,6 @@
 import AppAttest
 import AppCheckMessages
+import Basics
 public import Config
 import GRPC
 import HTTP
@@ -32,12 +33,14 @@ public final class AttestdService: Sendable {
         self.shutdownGraceSeconds = Double(configuration.limits.shutdownGraceSeconds)
         self.listeners = configuration.listeners
         Self.warnAboutExposure(configuration, logger: logger)
-        let keys = try KeyMaterial.load(configuration.keys, tokenAlgorithm: configuration.tokens.algorithm, logger: logger)
+        let startedAt = TimeSource.system.unixSeconds()
+        let keys = try KeyMaterial.load(configuration, now: startedAt, logger: logger)
+        keys.signingKeys.log(at: startedAt, logger: logger)
         if configuration.tokens.algorithm == .es256 {
             // Chosen on purpose (tokens.algorithm), never by a P-256 key in the list; still worth a loud line, since
             // the Admin SDKs reject these tokens and a backend verifying with one would refuse every request.
             logger.warning("tokens.algorithm is ES256: the Firebase Admin SDKs for Python, Node.js and Go accept only RS256 App Check tokens and refuse every token this node signs", [
-                ("signingKid", keys.signingKeys.signing.kid),
+                ("signingKid", keys.signingKeys.signer(at: startedAt)?.kid ?? "none"),
             ])
         }
         if let newest = keys.sessionTicketKeys.last {

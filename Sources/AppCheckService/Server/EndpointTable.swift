@@ -39,8 +39,8 @@ enum EndpointTable {
                 RPCEndpoint(rpc.method, VerifyAppCheckTokenHandler(exchange: exchange, callers: callers), service: service)
             case .getPublicJwkSet:
                 // Firebase: the JWKS must not be cached longer than 6 hours.
-                RPCEndpoint(rpc.method, JWKSHandler(keys: dependencies.signingKeys), service: service,
-                            restHeaders: [("cache-control", "public, max-age=21600")])
+                RPCEndpoint(rpc.method, JWKSHandler(keys: dependencies.signingKeys, clock: exchange.clock), service: service,
+                            restHeaders: [("cache-control", "public, max-age=\(JWKSHandler.maxAgeSeconds)")])
             case .healthCheck:
                 RPCEndpoint(rpc.method, HealthCheckHandler(
                     health: dependencies.health, services: servedServices.union(gateway.map(\.method.path.service))),
