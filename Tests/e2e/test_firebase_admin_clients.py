@@ -73,6 +73,13 @@ def test_use_attestd_points_both_url_constants_at_attestd(pointed_at_attestd: st
         f"{pointed_at_attestd}/v1beta/projects/{PROJECT_ID}:verifyAppCheckToken")
 
 
+def test_the_jwks_and_consumption_may_come_from_a_public_and_an_internal_listener() -> None:
+    urls = app_check_urls("http://attestd:8080/", "http://attestd-internal:9090")
+    assert urls["_JWKS_URL"] == "http://attestd:8080/v1/jwks"
+    assert urls["_VERIFY_URL_FORMAT"].format(project_id=PROJECT_ID) == (
+        f"http://attestd-internal:9090/v1beta/projects/{PROJECT_ID}:verifyAppCheckToken")
+
+
 def test_firebase_admin_with_the_backend_token_credential_consumes_a_token_once(
     exchange_server: ExchangeServer, backend_app: firebase_admin.App
 ) -> None:

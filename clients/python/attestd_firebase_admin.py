@@ -11,7 +11,9 @@ check; `BackendTokenCredential` makes that token one of attestd's `callers[]` ba
     from firebase_admin import app_check
     from attestd_firebase_admin import BackendTokenCredential, use_attestd
 
-    use_attestd("https://attestd.internal.example:8443")   # before the app's first verify_token
+    # Before the app's first verify_token: the JWKS from a listener serving `jwks` (role public), consumption at
+    # one serving `verify` (role internal); one URL when a listener serves both.
+    use_attestd("http://attestd.attestd.svc.cluster.local:8080", "http://attestd-internal.attestd.svc.cluster.local:9090")
     app = firebase_admin.initialize_app(
         BackendTokenCredential(os.environ["ATTESTD_BACKEND_TOKEN"]), {"projectId": "my-project"}, name="attestd")
     claims = app_check.verify_token(token, app=app, consume=True)
@@ -56,17 +58,19 @@ class BackendTokenCredential(credentials.Base):
         return _StaticBearerToken(token=self._token)
 
 
-def app_check_urls(base_url: str) -> dict[str, str]:
-    """The URLs firebase-admin's App Check module should use, for attestd at `base_url` (scheme, host and port of a
-    listener serving `jwks` and `verify`, e.g. `https://attestd.internal.example:8443`)."""
-    base = base_url.rstrip("/")
+def app_check_urls(public_url: str, internal_url: str | None = None) -> dict[str, str]:
+    """The URLs firebase-admin's App Check module should use: the JWKS from `public_url`, a listener serving `jwks`
+    (role `public`), and consumption at `internal_url`, a listener serving `verify` (role `internal`; default
+    `public_url`, for a listener that serves both). Each is scheme, host and port: `http://attestd:8080`."""
+    public = public_url.rstrip("/")
+    internal = (internal_url or public_url).rstrip("/")
     return {
-        "_JWKS_URL": f"{base}/v1/jwks",
-        "_VERIFY_URL_FORMAT": base + "/v1beta/projects/{project_id}:verifyAppCheckToken",
+        "_JWKS_URL": f"{public}/v1/jwks",
+        "_VERIFY_URL_FORMAT": internal + "/v1beta/projects/{project_id}:verifyAppCheckToken",
     }
 
 
-def use_attestd(base_url: str) -> None:
+def use_attestd(public_url: str, internal_url: str | None = None) -> None:
     """Points firebase-admin's App Check module at attestd, for every app whose App Check service is created from
     now on (an app that already verified a token keeps the JWKS URL it started with).
 
@@ -78,5 +82,5 @@ def use_attestd(base_url: str) -> None:
         raise RuntimeError(
             f"firebase_admin.app_check._AppCheckService has no {', '.join(missing)}: this firebase-admin names "
             "App Check's URLs differently; check its app_check.py")
-    for name, url in app_check_urls(base_url).items():
+    for name, url in app_check_urls(public_url, internal_url).items():
         setattr(service, name, url)
