@@ -21,7 +21,7 @@ import Foundation
 ///
 /// Unlike AppCheckCore's providers it keeps no backoff state: FirebaseAppCheck calls it when it needs a token.
 @available(iOS 11.0, macOS 10.15, macCatalyst 13.0, tvOS 11.0, *)
-public final class AttestdDeviceCheckProvider: NSObject, AppCheckProvider {
+public final class AttestdDeviceCheckProvider: NSObject, AppCheckProvider, Sendable {
     private let endpoint: URL?
     private let session: URLSession
 
@@ -41,19 +41,22 @@ public final class AttestdDeviceCheckProvider: NSObject, AppCheckProvider {
         exchange(limitedUse: true, handler)
     }
 
-    private func exchange(limitedUse: Bool, _ handler: @escaping (AppCheckToken?, Error?) -> Void) {
+    private func exchange(limitedUse: Bool, _ completion: @escaping (AppCheckToken?, Error?) -> Void) {
+        // DeviceCheck's and URLSession's completion handlers are @Sendable in recent SDKs; FirebaseAppCheck's is
+        // not, and it is called exactly once, from whichever thread finishes.
+        let handler = Completion(call: completion)
         guard let endpoint else {
-            handler(nil, Self.error("The base URL and resource name do not make a URL."))
+            handler.call(nil, Self.error("The base URL and resource name do not make a URL."))
             return
         }
         let device = DCDevice.current
         guard device.isSupported else {
-            handler(nil, Self.error("DeviceCheck is not supported on this device."))
+            handler.call(nil, Self.error("DeviceCheck is not supported on this device."))
             return
         }
         device.generateToken { deviceToken, error in
             guard let deviceToken else {
-                handler(nil, error ?? Self.error("DeviceCheck returned no device token."))
+                handler.call(nil, error ?? Self.error("DeviceCheck returned no device token."))
                 return
             }
             var request = URLRequest(url: endpoint)
@@ -66,20 +69,20 @@ public final class AttestdDeviceCheckProvider: NSObject, AppCheckProvider {
             let requested = Date()
             self.session.dataTask(with: request) { body, response, error in
                 if let error {
-                    handler(nil, error)
+                    handler.call(nil, error)
                     return
                 }
                 let status = (response as? HTTPURLResponse)?.statusCode ?? 0
                 guard status == 200, let body else {
                     let text = body.flatMap { String(data: $0, encoding: .utf8) } ?? ""
-                    handler(nil, Self.error("attestd answered HTTP \(status): \(text)", status: status))
+                    handler.call(nil, Self.error("attestd answered HTTP \(status): \(text)", status: status))
                     return
                 }
                 guard let token = Self.token(body, requestedAt: requested) else {
-                    handler(nil, Self.error("attestd's answer is not an App Check token."))
+                    handler.call(nil, Self.error("attestd's answer is not an App Check token."))
                     return
                 }
-                handler(token, nil)
+                handler.call(token, nil)
             }.resume()
         }
     }
@@ -91,6 +94,11 @@ public final class AttestdDeviceCheckProvider: NSObject, AppCheckProvider {
               let ttl = object["ttl"] as? String, ttl.hasSuffix("s"), let seconds = Double(ttl.dropLast())
         else { return nil }
         return AppCheckToken(token: token, expirationDate: requestedAt.addingTimeInterval(seconds))
+    }
+
+    /// FirebaseAppCheck's completion handler, carried into the @Sendable closures of DeviceCheck and URLSession.
+    private struct Completion: @unchecked Sendable {
+        let call: (AppCheckToken?, Error?) -> Void
     }
 
     private static func error(_ reason: String, status: Int? = nil) -> NSError {
