@@ -2,7 +2,8 @@
 
 - `verify_with_pyjwt`: PyJWT against attestd's `/v1/jwks`, plus every claim rule of the contract (§4).
 - `admin_app`: a firebase-admin app whose `app_check.verify_token` fetches attestd's JWKS and posts replay checks
-  to attestd, with offline credentials that never leave the machine.
+  to attestd, with clients/python's `BackendTokenCredential` (the backend bearer token), which never leaves the
+  machine.
 - `custom_token`: an RS256 custom token with the claims of the Firebase Admin SDKs' token generator.
 """
 
@@ -12,10 +13,12 @@ import time
 import uuid
 
 import firebase_admin
-import google.oauth2.credentials
 import jwt
+from attestd_firebase_admin import BackendTokenCredential, app_check_urls
 from cryptography.hazmat.primitives.asymmetric import rsa
-from firebase_admin import app_check, credentials
+from firebase_admin import app_check
+
+from wire import BACKEND_TOKEN
 
 ISSUER_PREFIX = "https://firebaseappcheck.googleapis.com/"
 CUSTOM_TOKEN_AUDIENCE = "https://firebaseappcheck.googleapis.com/google.firebase.appcheck.v1.TokenExchangeService"
@@ -48,34 +51,25 @@ def verify_with_pyjwt(token: str, port: int, project_number: str, project_id: st
     return claims
 
 
-class OfflineCredential(credentials.Base):
-    """A credential with a fixed access token and nothing to refresh it with, so it never goes on the network."""
-
-    def get_credential(self):
-        return google.oauth2.credentials.Credentials(token="offline-test-token")
-
-
 def admin_app(project_id: str) -> firebase_admin.App:
-    """A firebase-admin app for `project_id` with offline credentials.
+    """A firebase-admin app for `project_id` whose credential is attestd's backend bearer token.
 
     The installed SDK reads its URLs from class constants of `_AppCheckService` when the app's service is created
     (firebase-admin 7.x: `_JWKS_URL`, `_VERIFY_URL_FORMAT`); the caller patches them first (see `admin_urls`).
     """
     return firebase_admin.initialize_app(
-        OfflineCredential(), {"projectId": project_id}, name=f"attestd-e2e-{uuid.uuid4().hex[:8]}"
+        BackendTokenCredential(BACKEND_TOKEN), {"projectId": project_id}, name=f"attestd-e2e-{uuid.uuid4().hex[:8]}"
     )
 
 
 def admin_urls(port: int) -> dict[str, str]:
     """The class constants of firebase_admin.app_check._AppCheckService, pointed at attestd."""
     service = app_check._AppCheckService
-    assert hasattr(service, "_JWKS_URL") and hasattr(service, "_VERIFY_URL_FORMAT"), (
+    urls = app_check_urls(f"http://127.0.0.1:{port}")
+    assert all(hasattr(service, name) for name in urls), (
         "firebase_admin.app_check no longer names its URLs _JWKS_URL/_VERIFY_URL_FORMAT: check the installed source"
     )
-    return {
-        "_JWKS_URL": jwks_url(port),
-        "_VERIFY_URL_FORMAT": f"http://127.0.0.1:{port}/v1beta/projects/{{project_id}}:verifyAppCheckToken",
-    }
+    return urls
 
 
 def verify_with_admin(token: str, app: firebase_admin.App, app_id: str, consume: bool = False) -> dict:
