@@ -101,7 +101,6 @@ final class ConfigurationReloader: Sendable {
             let changed = applied.changedSections(comparedWith: running).map(\.name)
             router.install(generation)
             gatewayCache.use(generation.gateway?.cache)
-            Logger.minimumLevel = applied.logLevel
             metrics.applied(generation: number, loadedAt: Date().timeIntervalSince1970)
             running = applied
             logger.info("configuration reloaded", [
@@ -119,6 +118,8 @@ final class ConfigurationReloader: Sendable {
             if changed.contains("callers"), applied.callers.isEmpty {
                 logger.warning("no callers configured: VerifyAppCheckToken, DeviceStateService and KeyService refuse every call")
             }
+            // Last, so that the lines about this reload are written at the level it was asked for under.
+            Logger.minimumLevel = applied.logLevel
             return .applied(generation: number)
         }
     }

@@ -111,3 +111,30 @@ final class ResultBox: Sendable {
     func set(_ result: Result<String, any Error>) { self.result.withLock { $0 = result } }
     func get() throws -> String { try self.result.withLock { $0 }!.get() }
 }
+
+@Suite("The gateway's cache metric across generations")
+struct GatewayCacheMetricTests {
+    static func rendered(_ metric: GatewayCacheMetric) -> String {
+        var output = ""
+        metric.render(into: &output)
+        return output
+    }
+
+    @Test("a replaced cache's hits and misses stay counted, so the family never goes down")
+    func carriesCounts() {
+        let metric = GatewayCacheMetric()
+        let first = VerifiedTokenCache(capacity: 8)
+        metric.use(first)
+        first.insert(TokenDigest(token: "a"), GatewayPiecesTests.token("a", expiresAt: 100))
+        _ = first.lookup(TokenDigest(token: "a"), now: 0)
+        _ = first.lookup(TokenDigest(token: "b"), now: 0)
+        let second = VerifiedTokenCache(capacity: 8)
+        metric.use(second)
+        _ = second.lookup(TokenDigest(token: "a"), now: 0)
+        let text = Self.rendered(metric)
+        #expect(text.contains("attestd_gateway_token_cache_total{result=\"hit\"} 1\n"), "\(text)")
+        #expect(text.contains("attestd_gateway_token_cache_total{result=\"miss\"} 2\n"), "\(text)")
+        metric.use(nil)
+        #expect(Self.rendered(metric) == text)
+    }
+}
