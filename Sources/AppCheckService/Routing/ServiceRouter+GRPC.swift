@@ -14,8 +14,8 @@ extension ServiceRouter {
     }
 
     /// A gRPC call: HTTP/2 only, POST, a known method, identity encoding, exactly one message within the limit.
-    /// `served` and `admission` are those of the generation the request was dispatched under.
-    func serveGRPC(_ request: HTTPRequest, responder: HTTPResponder, served: ServedEndpoints, admission: AdmissionCheck,
+    /// `served` and `knownApps` are those of the generation the request was dispatched under.
+    func serveGRPC(_ request: HTTPRequest, responder: HTTPResponder, served: ServedEndpoints, knownApps: Set<String>,
                    turn: LoopTurn) {
         guard request.version == .http2 else {
             let status = GRPCStatus(.invalidArgument, "gRPC requires HTTP/2.")
@@ -40,7 +40,8 @@ extension ServiceRouter {
             finish(request, responder, method: method, status: error, response: .grpcTrailersOnly(error))
             return
         }
-        if let refusal = admission(method, request.remoteAddress, { AppNamePeek.appID(protobuf: message) }) {
+        if let admission, let refusal = admission.check(
+            method: method, peer: request.remoteAddress, knownApps: knownApps, app: { AppNamePeek.appID(protobuf: message) }) {
             finish(request, responder, method: method, status: refusal, response: .grpcTrailersOnly(refusal))
             return
         }

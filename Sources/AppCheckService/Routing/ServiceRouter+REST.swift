@@ -5,9 +5,9 @@ import Observability
 extension ServiceRouter {
     /// A REST call (JSON over HTTP/1.1 or HTTP/2), or one of the plain endpoints: `/healthz`, `/metrics`, and
     /// nginx's auth_request path. Each only where the listener serves it; elsewhere it is not found.
-    /// `served`, `gateway` and `admission` are those of the generation the request was dispatched under.
+    /// `served`, `gateway` and `knownApps` are those of the generation the request was dispatched under.
     func serveREST(_ request: HTTPRequest, responder: HTTPResponder, served: ServedEndpoints, gateway: GatewayAuthorizer?,
-                   admission: AdmissionCheck, turn: LoopTurn) {
+                   knownApps: Set<String>, turn: LoopTurn) {
         let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
         switch path {
         case "/healthz" where served.serves(.health): return servePlain(request, responder, name: "healthz", body: health.isServing
@@ -25,7 +25,7 @@ extension ServiceRouter {
         switch served.rest.route(method: request.method, target: request.path) {
         case .matched(let endpoint, _, let parameter):
             serveRESTCall(request, responder, endpoint: endpoint, pathParameters: parameter.map { [$0] } ?? [],
-                          admission: admission, turn: turn)
+                          knownApps: knownApps, turn: turn)
         case .methodNotAllowed(let allowed):
             let status = GRPCStatus(.invalidArgument, "Method \(request.method) is not allowed here; use \(allowed.joined(separator: ", ")).")
             var response = HTTPResponse.restError(status, httpStatus: 405)
@@ -54,7 +54,7 @@ extension ServiceRouter {
     }
 
     private func serveRESTCall(_ request: HTTPRequest, _ responder: HTTPResponder, endpoint: RPCEndpoint,
-                               pathParameters: [PathParameter], admission: AdmissionCheck, turn: LoopTurn) {
+                               pathParameters: [PathParameter], knownApps: Set<String>, turn: LoopTurn) {
         let method = endpoint.name
         do throws(GRPCStatus) {
             if request.bodyTooLarge {
@@ -68,7 +68,8 @@ extension ServiceRouter {
             finish(request, responder, method: method, status: error, response: .restError(error))
             return
         }
-        if let refusal = admission(method, request.remoteAddress, { AppNamePeek.appID(restPath: request.path) }) {
+        if let admission, let refusal = admission.check(
+            method: method, peer: request.remoteAddress, knownApps: knownApps, app: { AppNamePeek.appID(restPath: request.path) }) {
             finish(request, responder, method: method, status: refusal, response: .restError(refusal))
             return
         }

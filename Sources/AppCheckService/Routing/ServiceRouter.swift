@@ -51,7 +51,7 @@ final class ServiceRouter: HTTPHandler {
         let contentType = request.headers["content-type"]
         // Every gRPC client sends exactly "application/grpc"; the general check handles the variants.
         if let contentType, contentType == "application/grpc" || GRPCRequestHeaders.isGRPC(contentType: contentType) {
-            serveGRPC(request, responder: responder, served: served, admission: admissionCheck(generation), turn: turn)
+            serveGRPC(request, responder: responder, served: served, knownApps: generation.knownApps, turn: turn)
         } else if served.grpc[request.path] != nil {
             // A gRPC method's path without gRPC's content type: the gRPC spec's answer is 415.
             let status = GRPCStatus(.invalidArgument, "Content-Type must be application/grpc for \(request.path).")
@@ -59,16 +59,7 @@ final class ServiceRouter: HTTPHandler {
                    response: HTTPResponse.restError(status, httpStatus: 415))
         } else {
             serveREST(request, responder: responder, served: served, gateway: generation.gateway,
-                      admission: admissionCheck(generation), turn: turn)
-        }
-    }
-
-    /// Admission control's verdict on an RPC, judged against the apps of the request's generation.
-    typealias AdmissionCheck = (_ method: String, _ peer: String, _ app: () -> Substring?) -> GRPCStatus?
-
-    private func admissionCheck(_ generation: ServingGeneration) -> AdmissionCheck {
-        { [admission] method, peer, app in
-            admission?.check(method: method, peer: peer, knownApps: generation.knownApps, app: app)
+                      knownApps: generation.knownApps, turn: turn)
         }
     }
 
