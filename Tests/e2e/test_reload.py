@@ -297,7 +297,12 @@ def test_a_request_in_flight_finishes_on_the_configuration_it_started_with(tmp_p
         started = time.monotonic()
         thread = threading.Thread(target=lambda: in_flight.update(token=exchange()))
         thread.start()
-        time.sleep(0.5)
+        # In flight: its stream is open (beside the /metrics request asking), and it has had time to reach Apple.
+        deadline = time.monotonic() + 3
+        while metrics(server)["attestd_open_streams"] < 2:
+            assert time.monotonic() < deadline, "the exchange never reached attestd"
+            time.sleep(0.02)
+        time.sleep(0.2)
         subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
                         "-out", str(server.directory / "keys" / "next-signing.pem")], check=True, capture_output=True)
         reloaded = json.loads(json.dumps(config))
