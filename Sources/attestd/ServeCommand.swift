@@ -5,11 +5,11 @@ import Observability
 
 /// `attestd serve` and `attestd check-config`.
 enum ServeCommand {
-    /// Loads the configuration, serves until SIGTERM or SIGINT, and drains. Exit 0 after a clean shutdown,
+    /// Loads the configuration, serves until SIGTERM or SIGINT (reloading the file on SIGHUP), and drains. Exit 0 after a clean shutdown,
     /// 1 when the configuration is invalid or the server cannot start.
     static func run(configPath: String, extraTrustRootPaths: [String]) -> Int32 {
-        // First, before any thread exists: every thread inherits the mask, so no SIGTERM can be lost or kill us.
-        ShutdownSignals.blockInThisProcess()
+        // First, before any thread exists: every thread inherits the mask, so no SIGTERM (or SIGHUP) can be lost or kill us.
+        ProcessSignals.blockInThisProcess()
         let logger = Logger(label: "attestd")
         let configuration: Configuration
         do {
@@ -20,7 +20,8 @@ enum ServeCommand {
         }
         Logger.minimumLevel = configuration.logLevel
         do {
-            let service = try AttestdService(configuration: configuration, extraTrustRootPaths: extraTrustRootPaths, logger: logger)
+            let service = try AttestdService(configuration: configuration, configurationPath: configPath,
+                                             extraTrustRootPaths: extraTrustRootPaths, logger: logger)
             try service.start()
             service.waitUntilStopped()
             logger.info("stopped")

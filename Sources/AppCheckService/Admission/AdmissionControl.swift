@@ -11,8 +11,6 @@ import Synchronization
 final class AdmissionControl: Sendable {
     private let perAddress: RateLimiter?
     private let perApp: RateLimiter?
-    /// Apps configured; requests naming any other app share one bucket, so made-up app ids cannot grow the table.
-    private let knownApps: Set<String>
     private let queueDepth: @Sendable () -> Int
     /// Verifier-queue depth at and above which expensive RPCs are shed.
     let highWater: Int
@@ -33,11 +31,11 @@ final class AdmissionControl: Sendable {
     /// orchestrators probe health from few addresses, often.
     static let exemptMethods: Set<String> = ["Check", "Watch"]
 
+    /// - Parameter knownApps: the apps configured at start, which size the per-app table (with room for 16 more).
     init(configuration: Configuration.Admission, knownApps: Set<String>, queueCapacity: Int,
          queueDepth: @escaping @Sendable () -> Int) {
         perAddress = configuration.perAddress.map { RateLimiter(rate: $0) }
         perApp = configuration.perApp.map { RateLimiter(rate: $0, maxKeys: knownApps.count + 16, shardCount: 1) }
-        self.knownApps = knownApps
         self.queueDepth = queueDepth
         highWater = max(1, queueCapacity * configuration.expensiveQueuePercent / 100)
     }
@@ -51,8 +49,10 @@ final class AdmissionControl: Sendable {
     }
 
     /// nil if `method` (the short RPC name) from `peer` (`host:port`) may proceed; otherwise the status to answer.
-    /// `app` is asked for only when a per-app limit applies.
-    func check(method: String, peer: String, app: () -> Substring?) -> GRPCStatus? {
+    /// `app` is asked for only when a per-app limit applies. `knownApps` are the apps configured (those of the
+    /// request's configuration generation): requests naming any other app share one bucket, so made-up app ids
+    /// cannot grow the table.
+    func check(method: String, peer: String, knownApps: Set<String>, app: () -> Substring?) -> GRPCStatus? {
         if perAddress != nil || perApp != nil, !Self.exemptMethods.contains(method) {
             let now = MonotonicClock.nanoseconds()
             if let perAddress {

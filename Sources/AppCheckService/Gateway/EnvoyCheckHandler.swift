@@ -11,6 +11,8 @@ import GRPC
 struct EnvoyCheckHandler: UnaryHandler {
     /// Envoy's context extension that names the route policy (set per route in Envoy's configuration).
     static let routeExtension = "attestd_route"
+    /// The `method` label of its requests in the metrics: its method is called `Check`, like the health check's.
+    static let metricsName = "AuthorizationCheck"
 
     let gateway: GatewayAuthorizer
 
@@ -20,7 +22,7 @@ struct EnvoyCheckHandler: UnaryHandler {
             path: GRPCMethodPath(service: "envoy.service.auth.v3.Authorization", method: "Check"),
             requestSchema: EnvoyCheckRequest.schema, responseSchema: EnvoyCheckResponse.schema, restBindings: [])
         return RPCEndpoint(method, EnvoyCheckHandler(gateway: gateway), service: .gateway,
-                           name: "AuthorizationCheck")
+                           name: metricsName)
     }
 
     func handle(_ request: EnvoyCheckRequest, context: RPCContext, reply: RPCReply<EnvoyCheckResponse>) {

@@ -21,7 +21,7 @@ final class GatewayAuthorizer: Sendable {
     let configuration: Configuration.Gateway
     let routes: GatewayRouteTable
     let cache: VerifiedTokenCache
-    let metrics = GatewayMetrics()
+    let metrics: GatewayMetrics
     private let project: String
     private let apps: AppRegistry
     private let verifier: AppCheckTokenVerifier
@@ -33,8 +33,9 @@ final class GatewayAuthorizer: Sendable {
 
     init(configuration: Configuration.Gateway, project: String, apps: AppRegistry, verifier: AppCheckTokenVerifier,
          store: any StateStore, storeErrors: CounterFamily = StoreErrorMetric.family(), pool: VerifierPool,
-         logger: Logger, clock: TimeSource = .system) {
+         logger: Logger, clock: TimeSource = .system, metrics: GatewayMetrics = GatewayMetrics()) {
         self.configuration = configuration
+        self.metrics = metrics
         self.routes = GatewayRouteTable(routes: configuration.routes, fallback: configuration.defaultRoute)
         self.cache = VerifiedTokenCache(capacity: configuration.cacheEntries)
         self.project = project

@@ -14,13 +14,15 @@ extension ServiceRouter {
     }
 
     /// A gRPC call: HTTP/2 only, POST, a known method, identity encoding, exactly one message within the limit.
-    func serveGRPC(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {
+    /// `served` and `knownApps` are those of the generation the request was dispatched under.
+    func serveGRPC(_ request: HTTPRequest, responder: HTTPResponder, served: ServedEndpoints, knownApps: Set<String>,
+                   turn: LoopTurn) {
         guard request.version == .http2 else {
             let status = GRPCStatus(.invalidArgument, "gRPC requires HTTP/2.")
             finish(request, responder, method: RequestMetrics.otherMethod, status: status, response: .restError(status))
             return
         }
-        guard let endpoint = served(request).grpc[request.path] else {
+        guard let endpoint = served.grpc[request.path] else {
             let status = GRPCStatus(.unimplemented, "Method not found: \(request.path)")
             finish(request, responder, method: RequestMetrics.otherMethod, status: status, response: .grpcTrailersOnly(status))
             return
@@ -39,7 +41,7 @@ extension ServiceRouter {
             return
         }
         if let admission, let refusal = admission.check(
-            method: method, peer: request.remoteAddress, app: { AppNamePeek.appID(protobuf: message) }) {
+            method: method, peer: request.remoteAddress, knownApps: knownApps, app: { AppNamePeek.appID(protobuf: message) }) {
             finish(request, responder, method: method, status: refusal, response: .grpcTrailersOnly(refusal))
             return
         }

@@ -5,9 +5,10 @@ import Observability
 extension ServiceRouter {
     /// A REST call (JSON over HTTP/1.1 or HTTP/2), or one of the plain endpoints: `/healthz`, `/metrics`, and
     /// nginx's auth_request path. Each only where the listener serves it; elsewhere it is not found.
-    func serveREST(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {
+    /// `served`, `gateway` and `knownApps` are those of the generation the request was dispatched under.
+    func serveREST(_ request: HTTPRequest, responder: HTTPResponder, served: ServedEndpoints, gateway: GatewayAuthorizer?,
+                   knownApps: Set<String>, turn: LoopTurn) {
         let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let served = served(request)
         switch path {
         case "/healthz" where served.serves(.health): return servePlain(request, responder, name: "healthz", body: health.isServing
             ? HTTPResponse.json(Array("{\"status\":\"SERVING\"}".utf8))
@@ -23,7 +24,8 @@ extension ServiceRouter {
         }
         switch served.rest.route(method: request.method, target: request.path) {
         case .matched(let endpoint, _, let parameter):
-            serveRESTCall(request, responder, endpoint: endpoint, pathParameters: parameter.map { [$0] } ?? [], turn: turn)
+            serveRESTCall(request, responder, endpoint: endpoint, pathParameters: parameter.map { [$0] } ?? [],
+                          knownApps: knownApps, turn: turn)
         case .methodNotAllowed(let allowed):
             let status = GRPCStatus(.invalidArgument, "Method \(request.method) is not allowed here; use \(allowed.joined(separator: ", ")).")
             var response = HTTPResponse.restError(status, httpStatus: 405)
@@ -52,7 +54,7 @@ extension ServiceRouter {
     }
 
     private func serveRESTCall(_ request: HTTPRequest, _ responder: HTTPResponder, endpoint: RPCEndpoint,
-                               pathParameters: [PathParameter], turn: LoopTurn) {
+                               pathParameters: [PathParameter], knownApps: Set<String>, turn: LoopTurn) {
         let method = endpoint.name
         do throws(GRPCStatus) {
             if request.bodyTooLarge {
@@ -67,7 +69,7 @@ extension ServiceRouter {
             return
         }
         if let admission, let refusal = admission.check(
-            method: method, peer: request.remoteAddress, app: { AppNamePeek.appID(restPath: request.path) }) {
+            method: method, peer: request.remoteAddress, knownApps: knownApps, app: { AppNamePeek.appID(restPath: request.path) }) {
             finish(request, responder, method: method, status: refusal, response: .restError(refusal))
             return
         }

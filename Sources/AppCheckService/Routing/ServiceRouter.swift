@@ -9,17 +9,13 @@ import Synchronization
 /// The one `HTTPHandler` of attestd: tells gRPC from REST from the plain endpoints, and hands each RPC to its
 /// endpoint in the encoding it arrived in. It runs on the event loops, so everything here is cheap.
 final class ServiceRouter: HTTPHandler {
-    /// What each listener serves, by its position in the configuration's `listeners`.
-    private let servedByListener: [ServedEndpoints]
-    /// What a request from a listener beyond that list is served: everything (the in-memory tests' requests).
-    private let servedByDefault: ServedEndpoints
+    /// The generation being served: taken once per request, replaced whole by a reload.
+    private let current: Mutex<ServingGeneration>
     let maxMessageBytes: Int
     let metrics: RequestMetrics
     let registry: MetricsRegistry
     let health: HealthState
     let logger: Logger
-    /// Envoy's and nginx's edge checks; nil when no gateway project is configured.
-    let gateway: GatewayAuthorizer?
     /// Rate limits and load shedding, consulted before an RPC's handler runs (see `Admission/`).
     let admission: AdmissionControl?
     /// The deadline of a request that names none (`limits.defaultDeadlineSeconds`; see `ServiceRouter+Deadline`).
@@ -27,20 +23,10 @@ final class ServiceRouter: HTTPHandler {
     private let requestIDs = RequestIDGenerator()
 
     init(
-        endpoints: [RPCEndpoint], maxMessageBytes: Int, metrics: RequestMetrics, registry: MetricsRegistry,
-        health: HealthState, logger: Logger, gateway: GatewayAuthorizer? = nil, admission: AdmissionControl? = nil,
-        defaultDeadlineSeconds: Int = 15, listenerServices: [ListenerServices] = []
+        generation: ServingGeneration, maxMessageBytes: Int, metrics: RequestMetrics, registry: MetricsRegistry,
+        health: HealthState, logger: Logger, admission: AdmissionControl? = nil, defaultDeadlineSeconds: Int = 15
     ) {
-        self.gateway = gateway
-        // Listeners mostly share a role: one table per distinct set of services.
-        var tables: [ListenerServices: ServedEndpoints] = [:]
-        servedByListener = listenerServices.map { services in
-            if let table = tables[services] { return table }
-            let table = ServedEndpoints(endpoints, services: services)
-            tables[services] = table
-            return table
-        }
-        servedByDefault = tables[.all] ?? ServedEndpoints(endpoints, services: .all)
+        current = Mutex(generation)
         self.maxMessageBytes = maxMessageBytes
         self.metrics = metrics
         self.registry = registry
@@ -50,18 +36,30 @@ final class ServiceRouter: HTTPHandler {
         defaultDeadline = GRPCTimeout(nanoseconds: Int64(defaultDeadlineSeconds) * 1_000_000_000)
     }
 
+    /// The generation new requests are served by.
+    var generation: ServingGeneration { current.withLock { $0 } }
+
+    /// Serves every request dispatched from now on by `generation`; requests already dispatched keep theirs.
+    func install(_ generation: ServingGeneration) {
+        current.withLock { $0 = generation }
+    }
+
     func handle(_ request: HTTPRequest, responder: HTTPResponder, turn: LoopTurn) {
+        // Read once: this request is served by this generation to its end, whatever a reload installs meanwhile.
+        let generation = self.generation
+        let served = generation.served(request)
         let contentType = request.headers["content-type"]
         // Every gRPC client sends exactly "application/grpc"; the general check handles the variants.
         if let contentType, contentType == "application/grpc" || GRPCRequestHeaders.isGRPC(contentType: contentType) {
-            serveGRPC(request, responder: responder, turn: turn)
-        } else if served(request).grpc[request.path] != nil {
+            serveGRPC(request, responder: responder, served: served, knownApps: generation.knownApps, turn: turn)
+        } else if served.grpc[request.path] != nil {
             // A gRPC method's path without gRPC's content type: the gRPC spec's answer is 415.
             let status = GRPCStatus(.invalidArgument, "Content-Type must be application/grpc for \(request.path).")
             finish(request, responder, method: RequestMetrics.otherMethod, status: status,
                    response: HTTPResponse.restError(status, httpStatus: 415))
         } else {
-            serveREST(request, responder: responder, turn: turn)
+            serveREST(request, responder: responder, served: served, gateway: generation.gateway,
+                      knownApps: generation.knownApps, turn: turn)
         }
     }
 
@@ -79,11 +77,6 @@ final class ServiceRouter: HTTPHandler {
             ("code", status.code.name), ("message", status.message), ("http", String(response.status)),
             ("peer", request.remoteAddress), ("micros", String(Int(seconds * 1e6))),
         ])
-    }
-
-    /// The endpoints of the listener `request` arrived on.
-    func served(_ request: HTTPRequest) -> ServedEndpoints {
-        servedByListener.indices.contains(request.listenerIndex) ? servedByListener[request.listenerIndex] : servedByDefault
     }
 
     func context(for request: HTTPRequest, method: String, deadlineNanos: UInt64?, turn: LoopTurn?) -> RPCContext {

@@ -1,4 +1,5 @@
 import Config
+import Crypto
 import Observability
 
 extension AttestdService {
@@ -16,6 +17,16 @@ extension AttestdService {
         if configuration.callers.isEmpty {
             logger.warning("no callers configured: VerifyAppCheckToken, DeviceStateService and KeyService refuse every call")
         }
+    }
+
+    /// Warns when App Check tokens are signed with ES256: chosen on purpose (`tokens.algorithm`), never by a P-256
+    /// key in the list; still worth a loud line, since the Admin SDKs reject these tokens and a backend verifying
+    /// with one would refuse every request.
+    static func warnAboutTokenAlgorithm(_ algorithm: SigningAlgorithm, signingKid: String, logger: Logger) {
+        guard algorithm == .es256 else { return }
+        logger.warning("tokens.algorithm is ES256: the Firebase Admin SDKs for Python, Node.js and Go accept only RS256 App Check tokens and refuse every token this node signs", [
+            ("signingKid", signingKid),
+        ])
     }
 
     private static func isLoopback(_ address: String) -> Bool {

@@ -2,6 +2,7 @@ import AppAttest
 import AppCheckMessages
 import Basics
 public import Config
+import Foundation
 import GRPC
 import HTTP
 public import Observability
@@ -12,11 +13,15 @@ import Tokens
 import VerifierPool
 
 /// attestd assembled from its configuration: the keys, the apps, the verifiers, the state store, the RPC
-/// endpoints, the metrics and the HTTP server, with SIGTERM/SIGINT starting a graceful shutdown.
+/// endpoints, the metrics and the HTTP server, with SIGTERM/SIGINT starting a graceful shutdown and SIGHUP
+/// reloading the configuration file (``ConfigurationReloader``).
 public final class AttestdService: Sendable {
     private let server: HTTPServer
     private let pool: VerifierPool
-    private let deviceCheck: DeviceCheckClients
+    private let appleCalls: AppleCallThreads
+    private let router: ServiceRouter
+    /// Nil when the service was not given the file its configuration came from: SIGHUP then reloads nothing.
+    private let reloader: ConfigurationReloader?
     private let receiptRefresher: ReceiptRefresher?
     private let health: HealthState
     private let logger: Logger
@@ -24,11 +29,14 @@ public final class AttestdService: Sendable {
     private let listeners: [Configuration.Listener]
     /// How the TLS listeners' session tickets are keyed, for the start log.
     private let sessionTicketKeying: String
-    private let signals = Mutex<ShutdownSignals?>(nil)
+    private let signals = Mutex<ProcessSignals?>(nil)
 
-    /// - Parameter extraTrustRootPaths: App Attest roots to trust beside Apple's (`--extra-trust-root`), added
-    ///   to the configuration's `trust.extraAppAttestRoots`.
-    public init(configuration: Configuration, extraTrustRootPaths: [String] = [], logger: Logger) throws {
+    /// - Parameters:
+    ///   - configurationPath: the file `configuration` was read from, read again on SIGHUP; nil: no reloads.
+    ///   - extraTrustRootPaths: App Attest roots to trust beside Apple's (`--extra-trust-root`), added to the
+    ///     configuration's `trust.extraAppAttestRoots`.
+    public init(configuration: Configuration, configurationPath: String? = nil, extraTrustRootPaths: [String] = [],
+                logger: Logger) throws {
         self.logger = logger
         self.shutdownGraceSeconds = Double(configuration.limits.shutdownGraceSeconds)
         self.listeners = configuration.listeners
@@ -36,13 +44,8 @@ public final class AttestdService: Sendable {
         let startedAt = TimeSource.system.unixSeconds()
         let keys = try KeyMaterial.load(configuration, now: startedAt, logger: logger)
         keys.signingKeys.log(at: startedAt, logger: logger)
-        if configuration.tokens.algorithm == .es256 {
-            // Chosen on purpose (tokens.algorithm), never by a P-256 key in the list; still worth a loud line, since
-            // the Admin SDKs reject these tokens and a backend verifying with one would refuse every request.
-            logger.warning("tokens.algorithm is ES256: the Firebase Admin SDKs for Python, Node.js and Go accept only RS256 App Check tokens and refuse every token this node signs", [
-                ("signingKid", keys.signingKeys.signer(at: startedAt)?.kid ?? "none"),
-            ])
-        }
+        Self.warnAboutTokenAlgorithm(
+            configuration.tokens.algorithm, signingKid: keys.signingKeys.signer(at: startedAt)?.kid ?? "none", logger: logger)
         if let newest = keys.sessionTicketKeys.last {
             sessionTicketKeying = "keys.sessionTicketKey: \(keys.sessionTicketKeys.count) key(s), id \(newest.id) issues"
         } else {
@@ -57,59 +60,44 @@ public final class AttestdService: Sendable {
             name: "attestd_verification_failures_total",
             help: "Refused exchanges, by app, provider and the precise reason.",
             labelNames: ["app", "provider", "reason"])
-        failures.declare(Provider.failureSeries(configuration.projects))
-        let apps = AppRegistry(projects: configuration.projects)
+        let storeErrors = StoreErrorMetric.family()
         let receiptRoots = try TrustAnchors.receipts(extraPaths: configuration.trust.extraReceiptRootPaths, logger: logger)
         let attestRoots = try TrustAnchors.appAttest(
             extraPaths: configuration.trust.extraAppAttestRootPaths + extraTrustRootPaths, logger: logger)
-        let exchange = ExchangeContext(
-            apps: apps,
-            challenges: ChallengeCodec(keys: keys.challengeKeys, ttlSeconds: Int64(configuration.challengeTTLSeconds)),
-            artifacts: keys.artifacts,
-            issuer: AppCheckTokenIssuer(keys: keys.signingKeys, issuerPrefix: configuration.tokens.issuerPrefix),
-            tokenVerifier: AppCheckTokenVerifier(keys: keys.signingKeys, issuerPrefix: configuration.tokens.issuerPrefix),
+        let store = try StateStores.open(configuration.store, clockSkewSeconds: configuration.storeClockSkewSeconds, logger: logger)
+        let appleCalls = AppleCallThreads(maxQueuedCalls: configuration.apple.maxQueuedCalls)
+        self.appleCalls = appleCalls
+        let gatewayMetrics = GatewayMetrics()
+        let gatewayCache = GatewayCacheMetric()
+        let builder = GenerationBuilder(
+            health: health, pool: pool, store: store,
             attestations: AttestationVerifier(
                 trustAnchorsDER: attestRoots, receiptVerifier: ReceiptVerifier(trustAnchorsDER: receiptRoots)),
-            assertions: AssertionVerifier(),
-            store: try StateStores.open(configuration.store, clockSkewSeconds: configuration.storeClockSkewSeconds, logger: logger),
-            pool: pool,
-            failures: failures,
-            clock: .system)
-        let gateway = GatewayAuthorizer.project(configuration.gateway, projects: configuration.projects).map { project in
-            GatewayAuthorizer(configuration: configuration.gateway, project: project, apps: apps,
-                              verifier: exchange.tokenVerifier, store: exchange.store,
-                              storeErrors: exchange.storeErrors, pool: pool,
-                              logger: logger.with("component", "gateway"))
-        }
-        if gateway == nil { logger.warning("gateway not served: several projects and no gateway.project") }
-        let deviceCheck = try DeviceCheckClients(projects: configuration.projects, apple: configuration.apple)
-        self.deviceCheck = deviceCheck
+            failures: failures, storeErrors: storeErrors, appleCalls: appleCalls, gatewayMetrics: gatewayMetrics,
+            logger: logger)
+        let generation = try builder.build(configuration, number: 1, keys: keys)
+        gatewayCache.use(generation.gateway?.cache)
         let receiptRefresher = try ReceiptRefresher.make(
-            configuration: configuration, store: exchange.store, receiptRoots: receiptRoots, logger: logger,
-            storeErrors: exchange.storeErrors)
+            configuration: configuration, store: store, receiptRoots: receiptRoots, logger: logger, storeErrors: storeErrors)
         self.receiptRefresher = receiptRefresher
-        let endpoints = EndpointTable.endpoints(.init(
-            exchange: exchange, health: health, signingKeys: keys.signingKeys,
-            customTokenVerifiers: try CustomTokenVerifiers.load(configuration.projects),
-            callers: CallerCredentials(callers: configuration.callers),
-            deviceCheck: deviceCheck, gateway: gateway))
+        let reloadMetrics = ReloadMetrics(generation: 1, loadedAt: Date().timeIntervalSince1970)
 
         let metrics = RequestMetrics(
-            methods: endpoints.map(\.name) + ["healthz", "metrics", ServiceRouter.authRequestMethod],
+            methods: GenerationBuilder.endpointNames + ["healthz", "metrics", ServiceRouter.authRequestMethod],
             knownCodes: [GRPCStatus.Code.ok.name])
         let registry = MetricsRegistry()
         registry.register(metrics)
         registry.register(failures)
-        registry.register(exchange.storeErrors)
+        registry.register(storeErrors)
         if let receiptRefresher {
             registry.register(receiptRefresher.refreshes)
             registry.register(receiptRefresher.riskMetrics)
         }
-        registry.register(deviceCheck.requests)
-        if let gateway {
-            registry.register(gateway.metrics.decisions)
-            registry.register(gateway.cache)
-        }
+        registry.register(appleCalls.requests)
+        // Registered whether or not the gateway is served now: a reload may start serving it.
+        registry.register(gatewayMetrics.decisions)
+        registry.register(gatewayCache)
+        registry.register(reloadMetrics)
         registry.register(ScrapedMetric(.gauge, name: "attestd_verifier_queue_depth", help: "Requests waiting for a verifier thread.") {
             Double(pool.queuedCount)
         })
@@ -117,13 +105,18 @@ public final class AttestdService: Sendable {
             configuration: configuration.admission,
             knownApps: Set(configuration.projects.flatMap { $0.apps.map(\.appID) }),
             queueCapacity: pool.capacity, queueDepth: { pool.queuedCount })
-        admission.declareSeries(methods: endpoints.map(\.name))
+        admission.declareSeries(methods: GenerationBuilder.endpointNames)
         registry.register(admission.rateLimited)
         let router = ServiceRouter(
-            endpoints: endpoints, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,
-            registry: registry, health: health, logger: logger.with("component", "router"), gateway: gateway,
-            admission: admission, defaultDeadlineSeconds: configuration.limits.defaultDeadlineSeconds,
-            listenerServices: configuration.listeners.map(\.services))
+            generation: generation, maxMessageBytes: configuration.limits.maxMessageBytes, metrics: metrics,
+            registry: registry, health: health, logger: logger.with("component", "router"),
+            admission: admission, defaultDeadlineSeconds: configuration.limits.defaultDeadlineSeconds)
+        self.router = router
+        reloader = configurationPath.map { path in
+            ConfigurationReloader(
+                path: path, running: configuration, builder: builder, router: router, gatewayCache: gatewayCache,
+                metrics: reloadMetrics, refresherRunning: receiptRefresher != nil, logger: logger)
+        }
 
         var http = HTTPServerConfiguration(
             listeners: configuration.listeners.map { listener in
@@ -158,13 +151,23 @@ public final class AttestdService: Sendable {
         registry.register(TLSMetrics(server: server))
     }
 
-    /// Binds every listener, starts the event loops, and starts watching for SIGTERM and SIGINT.
+    /// Binds every listener, starts the event loops, and starts watching for SIGTERM, SIGINT and SIGHUP.
     public func start() throws {
+        reloader?.start()
         // Signals are watched before the first listener binds: a SIGTERM that arrives as soon as the port accepts
         // must already be a graceful shutdown, not the default action that kills the process.
         signals.withLock { signals in
-            signals = ShutdownSignals { [self] number in
-                logger.info("shutting down", [("signal", number == 15 ? "SIGTERM" : "SIGINT"),
+            signals = ProcessSignals { [self] number in
+                if number == SIGHUP {
+                    guard let reloader else {
+                        logger.warning("SIGHUP ignored: no configuration file to reload")
+                        return
+                    }
+                    logger.info("reloading the configuration", [("signal", "SIGHUP")])
+                    reloader.requestReload()
+                    return
+                }
+                logger.info("shutting down", [("signal", number == SIGTERM ? "SIGTERM" : "SIGINT"),
                                               ("graceSeconds", String(shutdownGraceSeconds))])
                 beginGracefulShutdown()
             }
@@ -208,6 +211,22 @@ public final class AttestdService: Sendable {
         server.waitUntilStopped()
         receiptRefresher?.stop()
         pool.shutdown()
-        deviceCheck.shutdown()
+        appleCalls.shutdown()
     }
+
+    /// Reads the configuration file again and applies it, as SIGHUP does, on the calling thread; nil when the
+    /// service was not given its file.
+    func reloadConfiguration() -> ConfigurationReloader.Outcome? {
+        reloader?.reload()
+    }
+
+    /// The generation new requests are served by.
+    var servingGeneration: ServingGeneration { router.generation }
+
+    /// The configuration the serving generation was built from (restart-only sections as at start); nil when the
+    /// service was not given its file.
+    var runningConfiguration: Configuration? { reloader?.configuration }
+
+    /// What `GET /metrics` answers now.
+    func metricsText() -> String { router.registry.render() }
 }

@@ -4,10 +4,12 @@ import Crypto
 import Foundation
 import GRPC
 import Observability
+import Synchronization
 import VerifierPool
 
-/// One DeviceCheck client per app that configures a developer key, built at start so that a missing or unreadable
-/// `.p8` file stops attestd at once instead of failing requests later; and the threads the calls to Apple block on.
+/// One DeviceCheck client per app that configures a developer key, built with the configuration (at start, and on
+/// each reload) so that a missing or unreadable `.p8` file is refused at once instead of failing requests later;
+/// and the threads the calls to Apple block on, shared by every configuration generation.
 struct DeviceCheckClients: Sendable {
     struct Problem: Error, CustomStringConvertible {
         let description: String
@@ -17,16 +19,10 @@ struct DeviceCheckClients: Sendable {
     static let developmentURL = "https://api.development.devicecheck.apple.com"
 
     private let clients: [String: DeviceCheckClient]
-    /// Calls to Apple wait on the network for up to the caller's deadline: they get threads of their own, so that a
-    /// slow Apple cannot starve the verifier pool the App Attest exchanges need. Its queue holds at most
-    /// `apple.maxQueuedCalls`. Nil when no app uses DeviceCheck.
+    /// The Apple-call threads; nil when no app uses DeviceCheck.
     private let pool: VerifierPool?
-    /// `attestd_apple_requests_total{app,endpoint,outcome}`: calls to Apple by their outcome (`ok`, or an
-    /// ``AppleError/Code``), so that an operator sees Apple refusing our key, or being unavailable, at once.
-    let requests = CounterFamily(
-        name: "attestd_apple_requests_total",
-        help: "Calls to Apple's DeviceCheck API, by app, endpoint and outcome.",
-        labelNames: ["app", "endpoint", "outcome"])
+    /// `attestd_apple_requests_total{app,endpoint,outcome}`, shared by every generation.
+    let requests: CounterFamily
     /// The `endpoint` label of each DeviceCheck call.
     enum Endpoint {
         static let validateDeviceToken = "validate_device_token"
@@ -39,7 +35,7 @@ struct DeviceCheckClients: Sendable {
     /// so the call would only load Apple (and hold a thread) for an answer the caller is no longer waiting for.
     static let shortestCallNanos: UInt64 = 100_000_000
 
-    init(projects: [Configuration.Project], apple: Configuration.AppleServices) throws {
+    init(projects: [Configuration.Project], apple: Configuration.AppleServices, threads: AppleCallThreads) throws {
         var clients: [String: DeviceCheckClient] = [:]
         for project in projects {
             for app in project.apps {
@@ -64,9 +60,10 @@ struct DeviceCheckClients: Sendable {
             }
         }
         self.clients = clients
+        self.pool = clients.isEmpty ? nil : threads.pool()
+        self.requests = threads.requests
         requests.declare(CounterFamily.combinations(
             clients.keys.sorted(), Endpoint.all, ["ok"] + AppleError.Code.all.map(\.description)))
-        self.pool = clients.isEmpty ? nil : VerifierPool(threads: Self.poolThreads, capacity: apple.maxQueuedCalls, name: "apple-call")
     }
 
     /// Runs `work` on the Apple-call threads, as ``ExchangeContext/onPool(_:reply:_:)`` does on the verifier's:
@@ -102,9 +99,6 @@ struct DeviceCheckClients: Sendable {
         }
     }
 
-    /// Lets queued calls finish and the threads exit.
-    func shutdown() { pool?.shutdown() }
-
     /// The app's client; FAILED_PRECONDITION when the app has no DeviceCheck key (contract §5: provider not
     /// configured for the app).
     func client(for app: RegisteredApp) throws(GRPCStatus) -> DeviceCheckClient {
@@ -113,4 +107,36 @@ struct DeviceCheckClients: Sendable {
         }
         return client
     }
+}
+
+/// The threads calls to Apple block on, and their metric: long-lived, shared by every configuration generation. Calls
+/// to Apple wait on the network for up to the caller's deadline, so they get threads of their own, so that a slow
+/// Apple cannot starve the verifier pool the App Attest exchanges need. The threads start when a configuration first
+/// gives an app a DeviceCheck key; their queue holds at most `apple.maxQueuedCalls`.
+final class AppleCallThreads: Sendable {
+    /// `attestd_apple_requests_total{app,endpoint,outcome}`: calls to Apple by their outcome (`ok`, or an
+    /// ``AppleError/Code``), so that an operator sees Apple refusing our key, or being unavailable, at once.
+    let requests = CounterFamily(
+        name: "attestd_apple_requests_total",
+        help: "Calls to Apple's DeviceCheck API, by app, endpoint and outcome.",
+        labelNames: ["app", "endpoint", "outcome"])
+    private let maxQueuedCalls: Int
+    private let started = Mutex<VerifierPool?>(nil)
+
+    init(maxQueuedCalls: Int) {
+        self.maxQueuedCalls = maxQueuedCalls
+    }
+
+    /// The threads, started on first use.
+    func pool() -> VerifierPool {
+        started.withLock { pool in
+            if let pool { return pool }
+            let made = VerifierPool(threads: DeviceCheckClients.poolThreads, capacity: maxQueuedCalls, name: "apple-call")
+            pool = made
+            return made
+        }
+    }
+
+    /// Lets queued calls finish and the threads exit.
+    func shutdown() { started.withLock { $0 }?.shutdown() }
 }

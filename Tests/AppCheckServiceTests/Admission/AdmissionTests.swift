@@ -58,12 +58,12 @@ struct AdmissionTests {
     func perAddress() {
         let admission = control { $0.perAddress = .init(requestsPerSecond: 1, burst: 2) }
         let peer = "192.0.2.1:1000"
-        #expect(admission.check(method: "GenerateAppAttestChallenge", peer: peer, app: { nil }) == nil)
-        #expect(admission.check(method: "GenerateAppAttestChallenge", peer: "192.0.2.1:2000", app: { nil }) == nil)
-        let refused = admission.check(method: "GenerateAppAttestChallenge", peer: peer, app: { nil })
+        #expect(admission.check(method: "GenerateAppAttestChallenge", peer: peer, knownApps: [app], app: { nil }) == nil)
+        #expect(admission.check(method: "GenerateAppAttestChallenge", peer: "192.0.2.1:2000", knownApps: [app], app: { nil }) == nil)
+        let refused = admission.check(method: "GenerateAppAttestChallenge", peer: peer, knownApps: [app], app: { nil })
         #expect(refused?.code == .resourceExhausted)
-        #expect(admission.check(method: "Check", peer: peer, app: { nil }) == nil)
-        #expect(admission.check(method: "GenerateAppAttestChallenge", peer: "192.0.2.2:1000", app: { nil }) == nil)
+        #expect(admission.check(method: "Check", peer: peer, knownApps: [app], app: { nil }) == nil)
+        #expect(admission.check(method: "GenerateAppAttestChallenge", peer: "192.0.2.2:1000", knownApps: [app], app: { nil }) == nil)
         #expect(admission.rateLimited.value(["address", "GenerateAppAttestChallenge"]) == 1)
     }
 
@@ -71,27 +71,27 @@ struct AdmissionTests {
     func perApp() {
         let admission = control { $0.perApp = .init(requestsPerSecond: 1, burst: 2) }
         for index in 0..<2 {
-            #expect(admission.check(method: "ExchangeAppAttestAssertion", peer: "192.0.2.\(index):1", app: { app[...] }) == nil)
+            #expect(admission.check(method: "ExchangeAppAttestAssertion", peer: "192.0.2.\(index):1", knownApps: [app], app: { app[...] }) == nil)
         }
-        #expect(admission.check(method: "ExchangeAppAttestAssertion", peer: "192.0.2.9:1", app: { app[...] })?.code == .resourceExhausted)
-        #expect(admission.check(method: "ExchangeAppAttestAssertion", peer: "192.0.2.9:1", app: { "made-up-1" }) == nil)
-        #expect(admission.check(method: "ExchangeAppAttestAssertion", peer: "192.0.2.9:1", app: { "made-up-2" }) == nil)
-        #expect(admission.check(method: "ExchangeAppAttestAssertion", peer: "192.0.2.9:1", app: { "made-up-3" })?.code == .resourceExhausted)
+        #expect(admission.check(method: "ExchangeAppAttestAssertion", peer: "192.0.2.9:1", knownApps: [app], app: { app[...] })?.code == .resourceExhausted)
+        #expect(admission.check(method: "ExchangeAppAttestAssertion", peer: "192.0.2.9:1", knownApps: [app], app: { "made-up-1" }) == nil)
+        #expect(admission.check(method: "ExchangeAppAttestAssertion", peer: "192.0.2.9:1", knownApps: [app], app: { "made-up-2" }) == nil)
+        #expect(admission.check(method: "ExchangeAppAttestAssertion", peer: "192.0.2.9:1", knownApps: [app], app: { "made-up-3" })?.code == .resourceExhausted)
         // GetPublicJwkSet names no app: never limited per app.
-        #expect(admission.check(method: "GetPublicJwkSet", peer: "192.0.2.9:1", app: { app[...] }) == nil)
+        #expect(admission.check(method: "GetPublicJwkSet", peer: "192.0.2.9:1", knownApps: [app], app: { app[...] }) == nil)
     }
 
     @Test("above the high-water mark expensive RPCs are shed with UNAVAILABLE and cheap ones flow")
     func overload() {
         let admission = control({ $0.expensiveQueuePercent = 50 }, depth: 50, capacity: 100)
         #expect(admission.highWater == 50)
-        #expect(admission.check(method: "ExchangeAppAttestAttestation", peer: "192.0.2.1:1", app: { nil })?.code == .unavailable)
-        #expect(admission.check(method: "GenerateAppAttestChallenge", peer: "192.0.2.1:1", app: { nil }) == nil)
-        #expect(admission.check(method: "GetPublicJwkSet", peer: "192.0.2.1:1", app: { nil }) == nil)
-        #expect(admission.check(method: "VerifyAppCheckToken", peer: "192.0.2.1:1", app: { nil }) == nil)
+        #expect(admission.check(method: "ExchangeAppAttestAttestation", peer: "192.0.2.1:1", knownApps: [app], app: { nil })?.code == .unavailable)
+        #expect(admission.check(method: "GenerateAppAttestChallenge", peer: "192.0.2.1:1", knownApps: [app], app: { nil }) == nil)
+        #expect(admission.check(method: "GetPublicJwkSet", peer: "192.0.2.1:1", knownApps: [app], app: { nil }) == nil)
+        #expect(admission.check(method: "VerifyAppCheckToken", peer: "192.0.2.1:1", knownApps: [app], app: { nil }) == nil)
         #expect(admission.shedForOverload.load(ordering: .relaxed) == 1)
         let calm = control({ $0.expensiveQueuePercent = 50 }, depth: 49, capacity: 100)
-        #expect(calm.check(method: "ExchangeAppAttestAttestation", peer: "192.0.2.1:1", app: { nil }) == nil)
+        #expect(calm.check(method: "ExchangeAppAttestAttestation", peer: "192.0.2.1:1", knownApps: [app], app: { nil }) == nil)
     }
 
     @Test("the admission section is read, with defaults for what it omits, and checked")

@@ -4,16 +4,16 @@ import Observability
 import Glibc
 #endif
 
-/// SIGTERM and SIGINT as events, both beginning a graceful shutdown.
+/// SIGTERM and SIGINT (both beginning a graceful shutdown) and SIGHUP (a configuration reload) as events.
 ///
 /// The signals are blocked in every thread (`blockInThisProcess()`, called on the main thread before any other
 /// thread exists, so all of them inherit the mask) and taken by one thread with `sigwait`. A signal that arrives
 /// at any moment, even while the server is still starting, stays pending until that thread takes it: none is lost
 /// and none falls back to the default action that kills the process.
-public final class ShutdownSignals: Sendable {
-    private static let signals: [Int32] = [SIGTERM, SIGINT]
+public final class ProcessSignals: Sendable {
+    private static let signals: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 
-    /// Blocks SIGTERM and SIGINT in the calling thread and every thread it creates later.
+    /// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread and every thread it creates later.
     public static func blockInThisProcess() {
         var set = signalSet()
         pthread_sigmask(SIG_BLOCK, &set, nil)
@@ -23,7 +23,7 @@ public final class ShutdownSignals: Sendable {
     init(onSignal: @escaping @Sendable (Int32) -> Void) {
         let thread = Thread {
             ThreadName.setCurrent("signals")
-            var set = ShutdownSignals.signalSet()
+            var set = ProcessSignals.signalSet()
             while true {
                 var number: Int32 = 0
                 guard sigwait(&set, &number) == 0 else { continue }
