@@ -135,6 +135,9 @@ def test_reload_adds_an_app_a_debug_token_and_a_caller_and_removes_them_again(se
     assert after['attestd_config_reloads_total{outcome="refused"}'] == 0
     [reloaded] = log_records(server, "configuration reloaded")
     assert reloaded["generation"] == "2" and reloaded["changed"] == "callers,projects", reloaded
+    # The added app's refusal series are exported at zero, as a fresh node's are.
+    assert after[f'attestd_verification_failures_total{{app="{ADDED_APP_ID}",provider="debug",reason="unknownDebugToken"}}'] == 0
+    assert after[f'attestd_verification_failures_total{{app="{ADDED_APP_ID}",provider="app_attest",reason="challengeReplayed"}}'] == 0
 
     # The added app takes its debug token, over gRPC and over REST; the removed debug token is refused.
     token = grpc_client.debug(ADDED_APP_NAME, ADDED_DEBUG_TOKEN)
