@@ -7,12 +7,15 @@ import VerifierPool
 struct ShedMetrics: MetricFamily {
     let admission: AdmissionControl
     let pool: VerifierPool
-    let server: HTTPServer
+    /// Weak: the server's handler (the router) holds the registry that holds this, and a strong reference back
+    /// would make a cycle that keeps a stopped service alive.
+    weak let server: HTTPServer?
 
     func render(into output: inout String) {
         let name = "attestd_shed_total"
         output += "# HELP \(name) Requests shed and connections cut off under overload or abuse, by reason.\n"
         output += "# TYPE \(name) counter\n"
+        guard let server else { return }
         let abuse = server.abuseCounts
         let samples: [(String, Int)] = [
             ("connections_per_address", abuse.refusedConnections),

@@ -137,17 +137,18 @@ public final class AttestdService: Sendable {
         self.server = server
         registry.register(ShedMetrics(admission: admission, pool: pool, server: server))
         registry.register(RequestStageMetrics([("verifier_queue", pool.queueWait), ("answer_return", server.answerReturnTimes)]))
-        registry.register(ScrapedMetric(.gauge, name: "attestd_open_connections", help: "Open client connections.") {
-            Double(server.openConnections)
+        // The registry's readers hold the server weakly: the server's router holds the registry.
+        registry.register(ScrapedMetric(.gauge, name: "attestd_open_connections", help: "Open client connections.") { [weak server] in
+            Double(server?.openConnections ?? 0)
         })
-        registry.register(ScrapedMetric(.gauge, name: "attestd_open_streams", help: "Open HTTP/2 streams and in-flight HTTP/1.1 requests.") {
-            Double(server.openStreams)
+        registry.register(ScrapedMetric(.gauge, name: "attestd_open_streams", help: "Open HTTP/2 streams and in-flight HTTP/1.1 requests.") { [weak server] in
+            Double(server?.openStreams ?? 0)
         })
         registry.register(ScrapedMetric(
             .counter,
             name: "attestd_idle_memory_released_bytes_total",
             help: "Memory HTTP/2 connections quiet for a second gave back: frame buffer and stream table pages, output buffers."
-        ) { Double(server.idleMemoryReleasedBytes) })
+        ) { [weak server] in Double(server?.idleMemoryReleasedBytes ?? 0) })
         registry.register(TLSMetrics(server: server))
     }
 

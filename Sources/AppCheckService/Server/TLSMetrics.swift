@@ -4,9 +4,11 @@ import Observability
 /// The TLS listeners' counters: handshakes, the resumed ones, and the connections whose records the kernel took
 /// (kTLS), by direction.
 struct TLSMetrics: MetricFamily {
-    let server: HTTPServer
+    /// Weak, as in ``ShedMetrics``: the server's router holds the registry that holds this.
+    weak let server: HTTPServer?
 
     func render(into output: inout String) {
+        guard let server else { return }
         output += "# HELP attestd_tls_handshakes_total TLS handshakes completed.\n"
         output += "# TYPE attestd_tls_handshakes_total counter\n"
         output += "attestd_tls_handshakes_total \(server.tlsHandshakes)\n"
