@@ -4,7 +4,7 @@ import Storage
 /// The command line of attestd-store-bench.
 struct StoreBenchOptions {
     static let usage = """
-        usage: attestd-store-bench [--store memory|sqlite|redis] [--path FILE] [--redis-port N] [--redis-pid PID]
+        usage: attestd-store-bench [--store memory|sqlite|redis|redisCluster] [--path FILE] [--redis-port N] [--redis-pid PID]
                                    [--threads N] [--keys-per-thread N] [--attestations N] [--assertions N]
                                    [--read-before-advance] [--wait] [--hold N] [--receipt-bytes N] [--work-us N]
                                    [--completion-work-us N] [--outstanding N]
@@ -17,6 +17,8 @@ struct StoreBenchOptions {
           --outstanding: a thread waits for answers once N of its writes are unanswered (default 256), as a
           server's clients wait for theirs.
           --redis-tls-ca speaks TLS to Redis, verifying its certificate with FILE for NAME (default 127.0.0.1).
+          --store redisCluster reaches a Redis Cluster through the node at --redis-port (WAIT 1 after each pipeline
+          of writes; --replicas 0 waits for none).
         """
 
     var store = "sqlite"
@@ -36,6 +38,7 @@ struct StoreBenchOptions {
     var completionWorkMicroseconds = 0
     var redisTLSCA: String?
     var redisTLSName = "127.0.0.1"
+    var replicasToAcknowledge = 1
 
     init(_ arguments: ArraySlice<String>) throws {
         var arguments = arguments
@@ -66,6 +69,9 @@ struct StoreBenchOptions {
             case "--completion-work-us": completionWorkMicroseconds = try integer(argument)
             case "--redis-tls-ca": redisTLSCA = try value(argument)
             case "--redis-tls-name": redisTLSName = try value(argument)
+            case "--replicas":
+                guard let count = Int(try value(argument)), count >= 0 else { throw StoreBenchError("--replicas needs a count") }
+                replicasToAcknowledge = count
             default: throw StoreBenchError("unknown option \(argument)")
             }
         }
@@ -84,8 +90,14 @@ struct StoreBenchOptions {
             let store = RedisStateStore(RedisConfiguration(port: redisPort, keyPrefix: "bench\(getpid()):", tls: tls))
             try store.ping()
             return store
+        case "redisCluster":
+            let store = RedisClusterStateStore(RedisClusterConfiguration(
+                seeds: [.init(host: "127.0.0.1", port: redisPort)],
+                connection: RedisConfiguration(keyPrefix: "bench\(getpid()):"), replicasToAcknowledge: replicasToAcknowledge))
+            try store.ping()
+            return store
         default:
-            throw StoreBenchError("--store is memory, sqlite or redis")
+            throw StoreBenchError("--store is memory, sqlite, redis or redisCluster")
         }
     }
 }

@@ -226,12 +226,13 @@ extension Configuration {
     /// `store`: absent (a SQLite file, `defaultStateFileName` beside the configuration), `{"kind":"memory"}`,
     /// `{"kind":"sqlite","path":…,"durability":"processCrash"|"powerLoss"}`,
     /// or `{"kind":"redis","redis":{host, port, username, password or passwordFile, database, keyPrefix, poolSize,
-    /// connectTimeoutMs, commandTimeoutMs, tls, sentinel}}`, where `tls` is `{caFile, serverName, certificate, privateKey}`,
+    /// connectTimeoutMs, commandTimeoutMs, tls, sentinel}}`, or `{"kind":"redisCluster","redisCluster":{nodes, …}}`
+    /// (`readRedisCluster`), where `tls` is `{caFile, serverName, certificate, privateKey}`,
     /// every field optional (`{}` is TLS verified against the system's trust store, for the host's name). Every kind
     /// takes `clockSkewSeconds` (0 to 3600, default 60), read beside this.
     private static func readStore(_ reader: JSONFieldReader?, resolve: (String) -> String) -> Store {
         guard let reader else { return .sqlite(path: resolve(defaultStateFileName), survivesPowerLoss: false) }
-        reader.rejectUnknownKeys(except: ["kind", "path", "durability", "redis", "clockSkewSeconds"])
+        reader.rejectUnknownKeys(except: ["kind", "path", "durability", "redis", "redisCluster", "clockSkewSeconds"])
         switch reader.string("kind") ?? "" {
         case "memory":
             return .memory
@@ -247,14 +248,7 @@ extension Configuration {
                 "host", "port", "username", "password", "passwordFile", "database", "keyPrefix", "poolSize",
                 "connectTimeoutMs", "commandTimeoutMs", "tls", "sentinel",
             ])
-            var password = redis.string("password", default: "").flatMap { $0.isEmpty ? nil : $0 }
-            if let file = redis.string("passwordFile", default: "").flatMap({ $0.isEmpty ? nil : resolve($0) }) {
-                if let text = try? String(contentsOfFile: file, encoding: .utf8) {
-                    password = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                } else {
-                    redis.problem(redis.field("passwordFile"), "cannot be read")
-                }
-            }
+            let password = readRedisPassword(redis, resolve: resolve)
             return .redis(Redis(
                 host: redis.string("host", default: "127.0.0.1") ?? "127.0.0.1",
                 port: redis.integer("port", default: 6379, in: 1...65535),
@@ -267,14 +261,17 @@ extension Configuration {
                 commandTimeoutMilliseconds: redis.integer("commandTimeoutMs", default: 500, in: 10...60_000),
                 tls: redis.object("tls").map { readRedisTLS($0, resolve: resolve) },
                 sentinel: redis.object("sentinel").map(readRedisSentinel)))
+        case "redisCluster":
+            guard let cluster = reader.object("redisCluster", required: true) else { return .memory }
+            return .redisCluster(readRedisCluster(cluster, resolve: resolve))
         default:
-            reader.problem(reader.field("kind"), "must be memory, sqlite or redis")
+            reader.problem(reader.field("kind"), "must be memory, sqlite, redis or redisCluster")
             return .memory
         }
     }
 
     /// `store.redis.tls`: paths resolve against the configuration's directory; empty strings count as absent.
-    private static func readRedisTLS(_ tls: JSONFieldReader, resolve: (String) -> String) -> RedisTLS {
+    static func readRedisTLS(_ tls: JSONFieldReader, resolve: (String) -> String) -> RedisTLS {
         tls.rejectUnknownKeys(except: ["caFile", "serverName", "certificate", "privateKey"])
         func optional(_ name: String) -> String? {
             tls.string(name, default: "").flatMap { $0.isEmpty ? nil : $0 }

@@ -74,6 +74,8 @@ public struct Configuration: Sendable {
         case sqlite(path: String, survivesPowerLoss: Bool)
         /// A Redis server shared by every node of a cluster.
         case redis(Redis)
+        /// A Redis Cluster shared by every node, when one Redis primary is not enough.
+        case redisCluster(RedisCluster)
     }
 
     public struct Redis: Sendable {

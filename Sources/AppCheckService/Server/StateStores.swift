@@ -57,6 +57,8 @@ enum StateStores {
                 logger.error("Redis is not answering yet; exchanges answer UNAVAILABLE until it does", [("error", error.description)])
             }
             return store
+        case .redisCluster(let cluster):
+            return openCluster(cluster, clockSkewSeconds: clockSkew, logger: logger)
         }
     }
 

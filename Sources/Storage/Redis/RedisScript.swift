@@ -1,6 +1,7 @@
-/// The server-side scripts that make each read-modify-write one atomic step. The single-key ones would run unchanged
-/// on a Redis Cluster; the two combined ones (a challenge and a key in one round trip) touch two keys, which a
-/// Cluster would need in one hash slot (attestd supports a single Redis primary today).
+/// The server-side scripts that make each read-modify-write one atomic step. The single-key ones run unchanged on a
+/// Redis Cluster; the combined ones (a challenge and a key in one round trip) and registration (a key and the
+/// receipt schedule) touch keys of several slots, so a cluster runs `consume` then a single-key script instead
+/// (`RedisClusterStateStore`).
 struct RedisScript: Sendable {
     let source: String
     /// The name under which the store keeps the SHA1 that SCRIPT LOAD answered, for EVALSHA.

@@ -50,7 +50,7 @@ public final class RedisStateStore: StateStore {
     }
 
     public func consumeChallenge(_ nonce: [UInt8], expiresAt: Int64) throws(StoreError) -> Bool {
-        try consumed(batcher.submit(consumeOnce(key("challenge:", nonce), expiresAt: expiresAt)))
+        try Self.consumed(batcher.submit(consumeOnce(key("challenge:", nonce), expiresAt: expiresAt)))
     }
 
     public func registerKey(_ record: AttestedKeyRecord) throws(StoreError) {
@@ -63,7 +63,7 @@ public final class RedisStateStore: StateStore {
         completion: @escaping StoreCompletion<Bool>
     ) {
         batcher.submit(consumeThenRegister(nonce, expiresAt, record), joining: batch,
-                       completion: decoding(completion) { [self] reply throws(StoreError) in try registered(reply) })
+                       completion: decoding(completion) { reply throws(StoreError) in try Self.registered(reply) })
     }
 
     /// One round trip: one script consumes the challenge and, only then, compares and advances the counter.
@@ -72,12 +72,12 @@ public final class RedisStateStore: StateStore {
         joining batch: Batch?, completion: @escaping StoreCompletion<ChallengeThenCounter>
     ) {
         batcher.submit(consumeThenAdvance(nonce, expiresAt, keyID, counter, now), joining: batch,
-                       completion: decoding(completion) { [self] reply throws(StoreError) in try challengeThenCounter(reply) })
+                       completion: decoding(completion) { reply throws(StoreError) in try Self.challengeThenCounter(reply) })
     }
 
     public func consumeToken(_ tokenID: String, expiresAt: Int64, joining batch: Batch?, completion: @escaping StoreCompletion<Bool>) {
         batcher.submit(consumeOnce(key("token:", Array(tokenID.utf8)), expiresAt: expiresAt), joining: batch,
-                       completion: decoding(completion) { [self] reply throws(StoreError) in try consumed(reply) })
+                       completion: decoding(completion) { reply throws(StoreError) in try Self.consumed(reply) })
     }
 
     private func consumeThenRegister(_ nonce: [UInt8], _ expiresAt: Int64, _ record: AttestedKeyRecord) -> RedisCall {
@@ -90,17 +90,17 @@ public final class RedisStateStore: StateStore {
                 arguments: expiry(expiresAt) + [Int64(counter), now])
     }
 
-    private func registered(_ reply: RedisReply) throws(StoreError) -> Bool {
+    static func registered(_ reply: RedisReply) throws(StoreError) -> Bool {
         guard let registered = reply.integer else { throw unexpected(reply, "consume-register") }
         return registered == 1
     }
 
-    private func challengeThenCounter(_ reply: RedisReply) throws(StoreError) -> ChallengeThenCounter {
+    static func challengeThenCounter(_ reply: RedisReply) throws(StoreError) -> ChallengeThenCounter {
         if case .array(let items) = reply, items.first?.integer == 4 { return .challengeReplayed }
-        return .counter(try counterAdvance(reply, "consume-advance"))
+        return .counter(try Self.counterAdvance(reply, "consume-advance"))
     }
 
-    private static func registration(_ record: AttestedKeyRecord) -> [any RedisArgument] {
+    static func registration(_ record: AttestedKeyRecord) -> [any RedisArgument] {
         [
             record.appID, record.environment, record.publicKey, record.firstSeen, record.lastSeen,
             Int64(record.counter), record.revoked ? "1" : "0",
@@ -113,6 +113,11 @@ public final class RedisStateStore: StateStore {
         let reply = try pool.withConnection { connection throws(RedisFailure) in
             try connection.command(["HGETALL", key("key:", keyID)])
         }
+        return try Self.record(keyID, from: reply)
+    }
+
+    /// The record an `HGETALL` of a key's hash answered; nil for an unknown key.
+    static func record(_ keyID: [UInt8], from reply: RedisReply) throws(StoreError) -> AttestedKeyRecord? {
         guard case .array(let items) = reply else { throw unexpected(reply, "HGETALL") }
         guard !items.isEmpty else { return nil }
         var fields: [String: [UInt8]] = [:]
@@ -138,6 +143,11 @@ public final class RedisStateStore: StateStore {
         let reply = try pool.withConnection { connection throws(RedisFailure) in
             try connection.command(["HGET", key("key:", keyID), "risk"])
         }
+        return try Self.riskMetric(from: reply)
+    }
+
+    /// The risk metric an `HGET key risk` answered.
+    static func riskMetric(from reply: RedisReply) throws(StoreError) -> Int? {
         switch reply {
         case .null: return nil
         case .string(let value):
@@ -148,11 +158,11 @@ public final class RedisStateStore: StateStore {
     }
 
     public func advanceCounter(keyID: [UInt8], to counter: UInt32, now: Int64) throws(StoreError) -> CounterAdvance {
-        try counterAdvance(evaluate(.advanceCounter, keys: [key("key:", keyID)], [Int64(counter), now]), "advance")
+        try Self.counterAdvance(evaluate(.advanceCounter, keys: [key("key:", keyID)], [Int64(counter), now]), "advance")
     }
 
     /// The answer of the counter scripts: {0} advanced, {1, stored}, {2} revoked, {3} unknown key.
-    private func counterAdvance(_ reply: RedisReply, _ command: String) throws(StoreError) -> CounterAdvance {
+    static func counterAdvance(_ reply: RedisReply, _ command: String) throws(StoreError) -> CounterAdvance {
         guard case .array(let items) = reply, let outcome = items.first?.integer else {
             throw unexpected(reply, command)
         }
@@ -186,7 +196,7 @@ public final class RedisStateStore: StateStore {
         [expiresAt, max(1, ExpiryRule.keepUntil(expiresAt, clockSkewSeconds: clockSkewSeconds))]
     }
 
-    private func consumed(_ reply: RedisReply) throws(StoreError) -> Bool {
+    static func consumed(_ reply: RedisReply) throws(StoreError) -> Bool {
         guard let consumed = reply.integer else { throw unexpected(reply, "consume") }
         return consumed == 1
     }
@@ -197,6 +207,10 @@ public final class RedisStateStore: StateStore {
     }
 
     func unexpected(_ reply: RedisReply, _ command: String) -> StoreError {
+        Self.unexpected(reply, command)
+    }
+
+    static func unexpected(_ reply: RedisReply, _ command: String) -> StoreError {
         if case .error(let message) = reply { return StoreError("redis: \(command) failed: \(message)") }
         return StoreError("redis: unexpected answer to \(command): \(reply)")
     }

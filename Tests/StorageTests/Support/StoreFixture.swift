@@ -8,7 +8,13 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory, sqlite, redis
     /// Redis over TLS, the server's certificate verified against a test CA.
     case redisTLS
+    /// A Redis Cluster of three primaries and three replicas, shared by the tests of this process, each store
+    /// under a key prefix of its own.
+    case redisCluster
     var testDescription: String { rawValue }
+
+    /// The kinds that keep the receipt refresher's schedule (a cluster does not: `RedisClusterStateStore`).
+    static let keepingReceiptSchedule = allCases.filter { $0 != .redisCluster }
 }
 
 /// A store of one kind with what it needs to live (a file, a server) and a way to let time pass for it.
@@ -56,6 +62,13 @@ final class StoreFixture: @unchecked Sendable {
             var configuration = RedisConfiguration(port: server.port, tls: RedisTLSConfiguration(caFilePath: certificates.caFile))
             configuration.clockSkewSeconds = clockSkewSeconds
             store = RedisStateStore(configuration)
+        case .redisCluster:
+            directory = nil
+            server = nil
+            certificates = nil
+            var connection = RedisConfiguration(keyPrefix: SharedRedisCluster.freshPrefix())
+            connection.clockSkewSeconds = clockSkewSeconds
+            store = RedisClusterStateStore(RedisClusterConfiguration(seeds: try SharedRedisCluster.servers().seeds, connection: connection))
         }
     }
 
@@ -64,7 +77,7 @@ final class StoreFixture: @unchecked Sendable {
         isRedis ? Int64(Date().timeIntervalSince1970) : clock.now
     }
 
-    private var isRedis: Bool { kind == .redis || kind == .redisTLS }
+    private var isRedis: Bool { kind == .redis || kind == .redisTLS || kind == .redisCluster }
 
     /// Lets time pass until a record expiring at `expiresAt` has expired for this store: the test clock jumps;
     /// Redis, which expires keys by its own clock, is waited for.
