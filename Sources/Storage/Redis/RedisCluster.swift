@@ -19,6 +19,9 @@ final class RedisCluster: Sendable {
         var stale = true
         var refreshedAt: ContinuousClock.Instant?
         var refreshing = false
+        /// Why the last reading found no node to answer CLUSTER SLOTS (refused AUTH, a TLS handshake, unreachable
+        /// nodes), reported by calls that then find no primary; nil after a reading that got a map.
+        var unreadable: String?
     }
     private let topology = Mutex(Topology())
     private let pools = Mutex<[Endpoint: RedisConnectionPool]>([:])
@@ -50,7 +53,7 @@ final class RedisCluster: Sendable {
                 break
             }
             if attempt == 0 || pending.contains(where: { $0.asked == nil }) { refreshIfStale() }
-            let map = topology.withLock { $0.map }
+            let (map, unreadable) = topology.withLock { ($0.map, $0.unreadable) }
             var groups: [Target: [Int]] = [:]
             for (index, asked) in pending {
                 if let asked {
@@ -59,8 +62,8 @@ final class RedisCluster: Sendable {
                     groups[Target(endpoint: primary, asking: false), default: []].append(index)
                 } else {
                     markStale()
-                    outcomes[index] = .failure(StoreError(
-                        "redis cluster: no primary serves slot \(Self.slot(of: calls[index])) (the cluster is failing over, or incomplete)"))
+                    outcomes[index] = .failure(StoreError(unreadable.map { "redis cluster: cannot read the slot map: \($0)" }
+                        ?? "redis cluster: no primary serves slot \(Self.slot(of: calls[index])) (the cluster is failing over, or incomplete)"))
                 }
             }
             pending = []
@@ -115,8 +118,10 @@ final class RedisCluster: Sendable {
     func eachPrimary<T>(_ body: (RedisConnection) throws(RedisFailure) -> T) throws(StoreError) -> [(Endpoint, T)] {
         markStale()
         refreshIfStale()
-        let (primaries, unserved) = topology.withLock { ($0.map.primaries, $0.map.unservedSlots) }
-        guard !primaries.isEmpty else { throw StoreError("redis cluster: no node answered CLUSTER SLOTS") }
+        let (primaries, unserved, unreadable) = topology.withLock { ($0.map.primaries, $0.map.unservedSlots, $0.unreadable) }
+        guard !primaries.isEmpty else {
+            throw StoreError("redis cluster: cannot read the slot map: \(unreadable ?? "no node answered CLUSTER SLOTS")")
+        }
         guard unserved == 0 else { throw StoreError("redis cluster: \(unserved) slots have no primary") }
         var answers: [(Endpoint, T)] = []
         for endpoint in primaries {
@@ -184,35 +189,48 @@ final class RedisCluster: Sendable {
             return true
         }
         guard due else { return }
-        let map = readSlotMap()
+        let read = readSlotMap()
         topology.withLock { topology in
             topology.refreshing = false
             topology.refreshedAt = ContinuousClock.now
-            if let map {
+            switch read {
+            case .success(let map):
                 topology.map = map
                 topology.stale = map.unservedSlots > 0
+                topology.unreadable = nil
+            case .failure(let failure):
+                topology.unreadable = failure.description
             }
         }
     }
 
-    /// CLUSTER SLOTS from the known primaries, then the seeds, the first that answers; nil when none does.
-    private func readSlotMap() -> RedisSlotMap? {
+    /// CLUSTER SLOTS from the known primaries, then the seeds, the first that answers; when none does, what the
+    /// last one asked said (so that a refused password or certificate is reported as such).
+    private func readSlotMap() -> Result<RedisSlotMap, StoreError> {
         var candidates = topology.withLock { $0.map.primaries }
         for seed in configuration.seeds where !candidates.contains(seed) { candidates.append(seed) }
         var best: RedisSlotMap?
+        var failure = StoreError("no node to ask for CLUSTER SLOTS")
         for endpoint in candidates {
             do throws(StoreError) {
                 let reply = try pool(endpoint).withConnection { connection throws(RedisFailure) in
                     try connection.command(["CLUSTER", "SLOTS"])
                 }
-                guard let map = try? RedisSlotMap(clusterSlots: reply, asked: endpoint) else { continue }
+                if case .error(let message) = reply {
+                    failure = StoreError("\(endpoint): CLUSTER SLOTS refused: \(message)")
+                    continue
+                }
+                guard let map = try? RedisSlotMap(clusterSlots: reply, asked: endpoint) else {
+                    failure = StoreError("\(endpoint): unexpected answer to CLUSTER SLOTS")
+                    continue
+                }
                 // A node that has not yet learnt of a failover may name a dead primary; a full map is preferred.
-                if map.unservedSlots == 0 { return map }
+                if map.unservedSlots == 0 { return .success(map) }
                 if best.map({ map.unservedSlots < $0.unservedSlots }) ?? true { best = map }
             } catch {
-                continue
+                failure = StoreError("\(endpoint): \(error.description)")
             }
         }
-        return best
+        return best.map { .success($0) } ?? .failure(failure)
     }
 }

@@ -110,8 +110,10 @@ final class RedisConnection: @unchecked Sendable {
         if configuration.database != 0 { commands.append(["SELECT", configuration.database]) }
         if commands.isEmpty && roundTrip { commands.append(["PING"]) }
         guard !commands.isEmpty else { return }
-        for reply in try pipeline(commands) {
-            if case .error(let message) = reply { throw .server(message) }
+        for (index, reply) in try pipeline(commands).enumerated() {
+            guard case .error(let message) = reply else { continue }
+            // Redis says WRONGPASS without the word "authentication": the operator must see what was refused.
+            throw .server(index == 0 && configuration.password != nil ? "authentication refused: \(message)" : message)
         }
     }
 

@@ -6,22 +6,27 @@ import Storage
 /// `replicasPerPrimary` replicas of each, joined with `redis-cli --cluster create`, ready once every node says
 /// `cluster_state:ok` and every replica's link to its primary is up. A node timeout of 1 s makes a killed primary
 /// fail over within a few seconds. Stopped when released (every node SIGKILLed).
+///
+/// With `password`, every node requires it of clients and replicas give it to their primaries. With `tls`, every
+/// node serves TLS only (no plain port), and the cluster bus and replication run over TLS too, each node presenting
+/// its server certificate to the others.
 final class RedisClusterServers: @unchecked Sendable {
     let nodes: [RedisServer]
     let replicasPerPrimary: Int
 
-    init(primaries: Int = 3, replicasPerPrimary: Int = 1) throws {
+    init(primaries: Int = 3, replicasPerPrimary: Int = 1, password: String? = nil, tls: RedisServer.TLS? = nil) throws {
         self.replicasPerPrimary = replicasPerPrimary
+        let secure = tls == nil ? [] : ["--tls-cluster", "yes", "--tls-replication", "yes"]
         nodes = try (0..<(primaries * (1 + replicasPerPrimary))).map { _ in
             // The bus port is named: the default (port + 10000) may be taken, or past 65535 for a high free port.
             // Replicas copy their primary at once (no 5 s wait for more replicas to share a diskless copy).
             try RedisServer(arguments: [
                 "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-port", String(try RedisServer.freePort()),
                 "--cluster-node-timeout", "1000", "--cluster-replica-validity-factor", "0", "--repl-diskless-sync-delay", "0",
-            ])
+            ] + secure, tls: tls, password: password)
         }
         let created = try RedisServer.cli(
-            port: nodes[0].port,
+            port: nodes[0].port, options: nodes[0].cliOptions,
             ["--cluster", "create"] + nodes.map { "127.0.0.1:\($0.port)" }
                 + ["--cluster-replicas", String(replicasPerPrimary), "--cluster-yes"],
             standardError: FileHandle.nullDevice)

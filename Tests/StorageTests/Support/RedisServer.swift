@@ -28,16 +28,21 @@ final class RedisServer: @unchecked Sendable {
     let directory: TemporaryDirectory
     private let arguments: [String]
     private let tls: TLS?
+    /// The password every client (and, in a cluster, every replica) must give; redis-cli gives it.
+    let password: String?
     private var process: Process?
 
     /// - Parameters:
     ///   - persistent: keep data across a restart with an fsynced append-only file; otherwise nothing is saved.
     ///   - arguments: more `redis-server` options, e.g. `["--requirepass", "secret"]`.
     ///   - tls: serve TLS only (the plain port is off).
-    init(persistent: Bool = false, arguments: [String] = [], tls: TLS? = nil) throws {
+    ///   - password: required of every client (`--requirepass`) and given to a primary by a replica
+    ///     (`--masterauth`); `cli` sends it.
+    init(persistent: Bool = false, arguments: [String] = [], tls: TLS? = nil, password: String? = nil) throws {
         let port = try Self.freePort()
         self.port = port
         self.tls = tls
+        self.password = password
         directory = try TemporaryDirectory("redis")
         let persistence = persistent
             ? ["--appendonly", "yes", "--appendfsync", "always", "--save", ""]
@@ -47,7 +52,8 @@ final class RedisServer: @unchecked Sendable {
              "--tls-ca-cert-file", tls.caFile, "--tls-auth-clients", tls.requireClientCertificates ? "yes" : "no"]
         } ?? ["--port", String(port)]
         self.arguments = listening + ["--bind", "127.0.0.1", "--dir", directory.path, "--daemonize", "no",
-                          "--loglevel", "warning"] + persistence + arguments
+                          "--loglevel", "warning"] + persistence
+            + (password.map { ["--requirepass", $0, "--masterauth", $0] } ?? []) + arguments
         try start()
     }
 
@@ -97,10 +103,15 @@ final class RedisServer: @unchecked Sendable {
 
     /// Runs one command with redis-cli (installed with redis-server) and returns its output.
     func cli(_ command: [String]) throws -> String {
+        try Self.cli(port: port, options: cliOptions, command)
+    }
+
+    /// What redis-cli needs to reach this server: TLS options, and the password.
+    var cliOptions: [String] {
         let secure = tls.map { tls in
             ["--tls", "--cacert", tls.caFile] + (tls.client.map { ["--cert", $0.certificate, "--key", $0.key] } ?? [])
         } ?? []
-        return try Self.cli(port: port, options: secure, command)
+        return secure + (password.map { ["-a", $0, "--no-auth-warning"] } ?? [])
     }
 
     /// Runs one command with redis-cli against `port`, `options` before it, and returns its output; the tool's
