@@ -25,6 +25,7 @@ import pytest
 
 import protos
 from attestd_server import DEBUG_TOKEN, AttestdServer, base_config, free_ports, make_tls_files
+from checks import scrape
 from exchange import GrpcExchange, Refused, RestExchange, grpc_channel
 from test_devicecheck import KEY_ID, AppleSim, device_token, make_developer_key
 from wire import APP_NAME, PROJECT_ID, PROJECT_NUMBER
@@ -41,20 +42,7 @@ def sha256_hex(text: str) -> str:
 
 def metrics(server: AttestdServer) -> dict[str, float]:
     """Every sample of /metrics, by its name and labels as written."""
-    connection = http.client.HTTPConnection("127.0.0.1", server.h2c_port, timeout=10)
-    try:
-        connection.request("GET", "/metrics")
-        response = connection.getresponse()
-        assert response.status == 200
-        text = response.read().decode()
-    finally:
-        connection.close()
-    samples = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            name, value = line.rsplit(" ", 1)
-            samples[name] = float(value)
-    return samples
+    return scrape(server.h2c_port)
 
 
 def generation(server: AttestdServer) -> int:
