@@ -4,21 +4,29 @@ import Testing
 
 /// TLS on a real Redis Cluster that serves TLS only (no plain port; the cluster bus and replication over TLS too):
 /// the ports CLUSTER SLOTS and redirections name are the TLS ports, every connection verifies the node's
-/// certificate, and a store that does not trust the cluster's CA is refused with an error saying so.
+/// certificate, a store that does not trust the cluster's CA is refused with an error saying so, and a cluster that
+/// requires client certificates (mutual TLS) gets the configured one on every connection.
 @Suite("Redis Cluster store over TLS", .serialized)
 struct RedisClusterTLSTests {
     var expiresAt: Int64 { Int64(Date().timeIntervalSince1970) + 300 }
 
-    static func servers(_ certificates: TestCertificates) throws -> RedisClusterServers {
+    /// With `requireClientCertificates`, every node requires a certificate from the CA of its clients (the nodes
+    /// themselves present their server certificate to one another on the bus, redis-cli the client certificate).
+    static func servers(_ certificates: TestCertificates, requireClientCertificates: Bool = false) throws -> RedisClusterServers {
         try RedisClusterServers(primaries: 3, replicasPerPrimary: 0, tls: RedisServer.TLS(
-            certificate: certificates.server.certificate, key: certificates.server.key, caFile: certificates.caFile))
+            certificate: certificates.server.certificate, key: certificates.server.key, caFile: certificates.caFile,
+            requireClientCertificates: requireClientCertificates,
+            client: requireClientCertificates ? (certificates.client.certificate, certificates.client.key) : nil))
     }
 
     static func store(_ servers: RedisClusterServers, caFile: String?) -> RedisClusterStateStore {
+        store(servers, tls: RedisTLSConfiguration(caFilePath: caFile))
+    }
+
+    static func store(_ servers: RedisClusterServers, tls: RedisTLSConfiguration) -> RedisClusterStateStore {
         RedisClusterStateStore(RedisClusterConfiguration(
             seeds: servers.seeds,
-            connection: RedisConfiguration(reconnectBackoffMilliseconds: 1, maxReconnectBackoffMilliseconds: 1,
-                                           tls: RedisTLSConfiguration(caFilePath: caFile)),
+            connection: RedisConfiguration(reconnectBackoffMilliseconds: 1, maxReconnectBackoffMilliseconds: 1, tls: tls),
             replicasToAcknowledge: 0))
     }
 
@@ -57,6 +65,30 @@ struct RedisClusterTLSTests {
         #expect(pinging?.description.contains("certificate") == true, "\(String(describing: pinging))")
         for node in servers.nodes { #expect(try node.cli(["DBSIZE"]) == "0", "node \(node.port)") }
         #expect(try Self.store(servers, caFile: certificates.caFile).consumeChallenge(nonce, expiresAt: expiresAt))
+    }
+
+    @Test("presents the client certificate to every primary of a cluster that requires one, and is refused without it")
+    func mutualTLS() throws {
+        let certificates = try TestCertificates()
+        let servers = try Self.servers(certificates, requireClientCertificates: true)
+        let anonymous = Self.store(servers, caFile: certificates.caFile)
+        let nonces = try servers.onEveryPrimary { Array("attestd:challenge:".utf8) + RedisClusterAuthTests.nonce($0) }
+        let error = #expect(throws: StoreError.self) {
+            try anonymous.consumeChallenge(RedisClusterAuthTests.nonce(nonces[0]), expiresAt: expiresAt)
+        }
+        // Either the server's alert ("certificate required") or, when its reset overtook the alert, our guess.
+        let message = error?.description ?? ""
+        #expect(message.contains("certificate required") || message.contains("client certificate"), "\(message)")
+        for node in servers.nodes { #expect(try node.cli(["DBSIZE"]) == "0", "node \(node.port)") }
+        let authenticated = Self.store(servers, tls: RedisTLSConfiguration(
+            caFilePath: certificates.caFile, certificatePath: certificates.client.certificate,
+            privateKeyPath: certificates.client.key))
+        for value in nonces { #expect(try authenticated.consumeChallenge(RedisClusterAuthTests.nonce(value), expiresAt: expiresAt)) }
+        for value in nonces {
+            #expect(try !authenticated.consumeChallenge(RedisClusterAuthTests.nonce(value), expiresAt: expiresAt), "replay \(value)")
+        }
+        try authenticated.ping()
+        for node in servers.nodes { #expect(try node.cli(["DBSIZE"]) == "1", "node \(node.port)") }
     }
 
     @Test("verifies the node an ASK or MOVED names, on TLS connections opened after the redirection")

@@ -87,6 +87,36 @@ class RedisCluster:
         mine = [line for line in self.cli(node, "CLUSTER", "NODES").splitlines() if "myself" in line]
         return bool(mine) and len(mine[0].split()) > 8
 
+    def replicas_of(self, primary_id: str) -> set[str]:
+        """The ids of the nodes that replicate `primary_id`."""
+        return {fields[0] for fields in (line.split() for line in self.table().splitlines())
+                if len(fields) > 3 and "slave" in fields[2] and fields[3] == primary_id}
+
+    def wait_taken_over(self, replica_ids: set[str], timeout: float = 20.0) -> str:
+        """Waits until one of `replica_ids` has won a failover, and answers its id: one reading of CLUSTER NODES
+        shows it as a primary serving slots (a replica turns primary only once it has won the election). Only then may
+        a killed primary without persistence start again: one that came back before would return empty, still the
+        primary of its slots, and its replica would copy the empty data set."""
+        deadline = time.monotonic() + timeout
+        while True:
+            promoted = replica_ids & {node_id for _, node_id, _ in self.primaries()}
+            if promoted:
+                return promoted.pop()
+            assert time.monotonic() < deadline, f"no replica took over within {timeout}s:\n{self.table()}"
+            time.sleep(0.1)
+
+    def wait_replica_of(self, node_id: str, primary_id: str, timeout: float = 10.0) -> None:
+        """Waits until CLUSTER NODES shows `node_id` replicating `primary_id` (a primary that lost its slots while
+        it was down turns replica once the others tell it who serves them)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            line = next((fields for fields in (line.split() for line in self.table().splitlines())
+                         if fields and fields[0] == node_id), [])
+            if len(line) > 3 and "slave" in line[2] and line[3] == primary_id:
+                return
+            assert time.monotonic() < deadline, f"{node_id} does not replicate {primary_id}:\n{self.table()}"
+            time.sleep(0.1)
+
     def primaries(self) -> list[tuple[RedisServer, str, int]]:
         """(node, id, slots served) of each live primary that serves slots."""
         found = []

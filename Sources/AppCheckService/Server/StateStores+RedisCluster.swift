@@ -31,7 +31,7 @@ extension StateStores {
         do {
             try store.ping()
             for (node, persistence) in try store.persistence() where persistence.keepsNothingOnDisk {
-                logger.warning("a Redis Cluster primary keeps nothing on disk (appendonly no, save \"\"): if it and its replicas restart together, consumed challenges and tokens are forgotten and may be replayed; set appendonly yes", [("node", node)])
+                logger.warning("a Redis Cluster primary keeps nothing on disk (appendonly no, save \"\"): restarted before its replica takes over (within cluster-node-timeout, as a container restart is) or together with its replicas, it comes back empty and its replicas copy the empty data set, so consumed challenges and tokens may be replayed and attested keys are lost; set appendonly yes", [("node", node)])
             }
         } catch {
             logger.error("the Redis Cluster is not answering yet; exchanges answer UNAVAILABLE until it does", [("error", error.description)])
