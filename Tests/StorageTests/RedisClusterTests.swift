@@ -1,5 +1,6 @@
 import Foundation
 @testable import Storage
+import Synchronization
 import Testing
 
 /// The Redis Cluster store's own concerns, on real clusters: key slots, redirections while a slot moves, and the
@@ -93,6 +94,41 @@ struct RedisClusterTests {
         // The primary stored it: the challenge stays consumed, never usable again.
         #expect(try !store.consumeChallenge(nonce, expiresAt: expiresAt))
         #expect(try store.consumeChallenge(Array("challenge-2".utf8), expiresAt: expiresAt))
+    }
+
+    @Test("sends a batch's pipelines to every primary before reading any: their replica waits overlap")
+    func pipelinesOverlap() throws {
+        let servers = try RedisClusterServers(primaries: 3, replicasPerPrimary: 1)
+        let store = RedisClusterStateStore(RedisClusterConfiguration(
+            seeds: servers.seeds, connection: RedisConfiguration(commandTimeoutMilliseconds: 10_000),
+            replicaTimeoutMilliseconds: 3_000))
+        let expiresAt = Int64(Date().timeIntervalSince1970) + 300
+        let keys = try servers.onEveryPrimary { Array("attestd:challenge:".utf8) + RedisClusterAuthTests.nonce($0) }
+            .map { Array("attestd:challenge:".utf8) + RedisClusterAuthTests.nonce($0) }
+        let primaries = try keys.map { try servers.primary(of: RedisKeySlot.of($0)).node }
+        // With no replica, each primary's WAIT blocks for the whole replica timeout.
+        try store.ping()
+        for node in servers.nodes where !primaries.contains(where: { $0 === node }) { node.stop() }
+        let outcomes = Mutex<[Result<RedisReply, StoreError>]?>(nil)
+        let batch = Thread {
+            let sent = store.cluster.execute(keys.map { .script(.consume, keys: [$0], arguments: [expiresAt, expiresAt]) })
+            outcomes.withLock { $0 = sent }
+        }
+        batch.start()
+        // Sent one primary after the other, at most one WAIT would be blocked at any time.
+        var blockedTogether = false
+        while outcomes.withLock({ $0 == nil }), !blockedTogether {
+            blockedTogether = try primaries.allSatisfy { node in
+                try node.cli(["CLIENT", "LIST"]).split(whereSeparator: \.isNewline)
+                    .contains { $0.contains("flags=b ") && $0.contains("cmd=wait") }
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(blockedTogether, "the primaries' WAITs never overlapped")
+        while outcomes.withLock({ $0 == nil }) { Thread.sleep(forTimeInterval: 0.02) }
+        for outcome in outcomes.withLock({ $0 }) ?? [] {
+            #expect(throws: StoreError.self) { try outcome.get() }
+        }
     }
 
     @Test("loses no acknowledged challenge or counter when a primary is killed and its replica takes over")

@@ -11,8 +11,8 @@ final class RedisCluster: Sendable {
     typealias Endpoint = RedisClusterConfiguration.Endpoint
 
     private let configuration: RedisClusterConfiguration
-    private let hashes = RedisScriptHashes()
-    private let wait: RedisPipeline.ReplicaWait?
+    let hashes = RedisScriptHashes()
+    let wait: RedisPipeline.ReplicaWait?
     private struct Topology: ~Copyable {
         var map = RedisSlotMap.empty
         /// The map may be out of date: read it again before the next batch.
@@ -68,14 +68,13 @@ final class RedisCluster: Sendable {
             }
             pending = []
             var pause = false
-            for (target, indices) in groups {
+            let pipelines = groups.map { target, indices in Pipeline(target: target, calls: indices.map { calls[$0] }) }
+            for ((target, indices), result) in zip(groups, send(pipelines)) {
                 let batch = indices.map { calls[$0] }
                 let sent: (replies: [RedisReply], acknowledged: Int64?)
-                do throws(StoreError) {
-                    sent = try pool(target.endpoint).withConnection { connection throws(RedisFailure) in
-                        try RedisPipeline.send(batch, on: connection, hashes: hashes, asking: target.asking, wait: wait)
-                    }
-                } catch {
+                switch result {
+                case .success(let replies): sent = replies
+                case .failure(let error):
                     markStale()
                     let failure = StoreError("redis cluster: \(target.endpoint): \(error.description)")
                     for index in indices { outcomes[index] = .failure(failure) }
@@ -145,7 +144,8 @@ final class RedisCluster: Sendable {
         return outcome
     }
 
-    private struct Target: Hashable {
+    /// A server to send a pipeline to, and whether it is the target of an ASK redirection.
+    struct Target: Hashable {
         let endpoint: Endpoint
         let asking: Bool
     }
@@ -160,7 +160,7 @@ final class RedisCluster: Sendable {
         }
     }
 
-    private func pool(_ endpoint: Endpoint) -> RedisConnectionPool {
+    func pool(_ endpoint: Endpoint) -> RedisConnectionPool {
         pools.withLock { pools in
             if let pool = pools[endpoint] { return pool }
             var node = configuration.connection

@@ -13,6 +13,8 @@ final class RedisConnection: @unchecked Sendable {
     /// The commands being sent, in RESP.
     private var output: [UInt8] = []
     private let commandTimeout: Duration
+    /// When the replies of the commands last sent are due.
+    private var deadline = ContinuousClock.now
     /// The pool's generation when this connection was made: a connection failure bumps it, retiring the others.
     let generation: Int
 
@@ -69,7 +71,14 @@ final class RedisConnection: @unchecked Sendable {
     /// must be done within the command timeout. A timeout is not retried: the command may have run, and a second
     /// run would answer "replay".
     func pipeline(_ commands: [[any RedisArgument]]) throws(RedisFailure) -> [RedisReply] {
-        let deadline = ContinuousClock.now + commandTimeout
+        try send(commands)
+        return try receive(commands.count)
+    }
+
+    /// The first half of `pipeline`: sends every command in one write, and starts the command timeout. The replies
+    /// are read with `receive`, later, so that one thread can have pipelines in flight to several servers at once.
+    func send(_ commands: [[any RedisArgument]]) throws(RedisFailure) {
+        deadline = ContinuousClock.now + commandTimeout
         // The buffer keeps its capacity from one command to the next: no allocation once it has grown.
         output.removeAll(keepingCapacity: true)
         for arguments in commands {
@@ -80,9 +89,13 @@ final class RedisConnection: @unchecked Sendable {
             Result { () throws(RedisFailure) in try transport.send(bytes, deadline: deadline) }
         }
         try sent.get()
+    }
+
+    /// The second half of `pipeline`: reads the replies of the `count` commands `send` sent, by the deadline it set.
+    func receive(_ count: Int) throws(RedisFailure) -> [RedisReply] {
         var replies: [RedisReply] = []
-        replies.reserveCapacity(commands.count)
-        while replies.count < commands.count {
+        replies.reserveCapacity(count)
+        while replies.count < count {
             if let reply = try nextReply() {
                 // A master demoted to replica (a failover it missed, a partition that healed) refuses writes: this
                 // connection is no good for the store any more; the pool drops it and, with Sentinel, asks again.
@@ -92,8 +105,8 @@ final class RedisConnection: @unchecked Sendable {
                 replies.append(reply)
                 continue
             }
-            let count = try transport.receive(into: buffer, deadline: deadline)
-            guard redisReaderFeed(reader, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), count) == REDIS_OK else {
+            let received = try transport.receive(into: buffer, deadline: deadline)
+            guard redisReaderFeed(reader, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), received) == REDIS_OK else {
                 throw .connection("cannot buffer a reply: \(Self.message(reader))")
             }
         }

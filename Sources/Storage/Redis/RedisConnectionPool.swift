@@ -30,9 +30,7 @@ final class RedisConnectionPool: Sendable {
     /// Runs `body` on a connection. When a connection that had sat idle turns out closed by the server, the call is
     /// retried once on a new one: the old one died with a server restart before this call reached it.
     func withConnection<T>(_ body: (RedisConnection) throws(RedisFailure) -> T) throws(StoreError) -> T {
-        guard permits.wait(timeout: .now() + .milliseconds(configuration.commandTimeoutMilliseconds)) == .success else {
-            throw StoreError("redis: no free connection within \(configuration.commandTimeoutMilliseconds) ms")
-        }
+        try takePermit()
         defer { permits.signal() }
         var retried = false
         while true {
@@ -42,19 +40,50 @@ final class RedisConnectionPool: Sendable {
                 checkIn(connection)
                 return result
             } catch {
-                switch error {
-                case .server:
-                    checkIn(connection)
-                    throw error.storeError
-                case .connection:
-                    retire(connection)
-                    throw error.storeError
-                case .closed:
-                    retire(connection)
-                    guard reused, !retried else { throw error.storeError }
-                    retried = true
-                }
+                keepOrRetire(connection, after: error)
+                guard case .closed = error, reused, !retried else { throw error.storeError }
+                retried = true
             }
+        }
+    }
+
+    /// A connection held across the two halves of a pipeline (`RedisPipeline.start`, then `InFlight.finish`), so
+    /// that one thread can have pipelines in flight to several servers at once. Given back with `release`.
+    struct Lease {
+        let connection: RedisConnection
+        /// It had sat idle in the pool: a `.closed` failure means the server closed it before this call reached it.
+        let reused: Bool
+    }
+
+    /// Takes a connection, as `withConnection` does, until `release`.
+    func lease() throws(StoreError) -> Lease {
+        try takePermit()
+        do throws(StoreError) {
+            let (connection, reused) = try checkOut()
+            return Lease(connection: connection, reused: reused)
+        } catch {
+            permits.signal()
+            throw error
+        }
+    }
+
+    /// Gives back a leased connection: kept for the next call, or dropped after a connection failure.
+    func release(_ lease: Lease, after failure: RedisFailure? = nil) {
+        if let failure { keepOrRetire(lease.connection, after: failure) } else { checkIn(lease.connection) }
+        permits.signal()
+    }
+
+    private func takePermit() throws(StoreError) {
+        guard permits.wait(timeout: .now() + .milliseconds(configuration.commandTimeoutMilliseconds)) == .success else {
+            throw StoreError("redis: no free connection within \(configuration.commandTimeoutMilliseconds) ms")
+        }
+    }
+
+    /// After a server's error reply the connection is still good; after a connection failure it is dropped.
+    private func keepOrRetire(_ connection: RedisConnection, after failure: RedisFailure) {
+        switch failure {
+        case .server: checkIn(connection)
+        case .connection, .closed: retire(connection)
         }
     }
 

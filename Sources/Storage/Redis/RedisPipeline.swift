@@ -19,6 +19,15 @@ enum RedisPipeline {
         _ calls: [RedisCall], on connection: RedisConnection, hashes: RedisScriptHashes, asking: Bool = false,
         wait: ReplicaWait? = nil
     ) throws(RedisFailure) -> (replies: [RedisReply], acknowledged: Int64?) {
+        try start(calls, on: connection, hashes: hashes, asking: asking, wait: wait).finish(on: connection, hashes: hashes)
+    }
+
+    /// The first half of `send`: writes the pipeline and returns what is needed to read its replies with
+    /// `InFlight.finish`, later, on the same connection.
+    static func start(
+        _ calls: [RedisCall], on connection: RedisConnection, hashes: RedisScriptHashes, asking: Bool = false,
+        wait: ReplicaWait? = nil
+    ) throws(RedisFailure) -> InFlight {
         let known = hashes.known.withLock { $0 }
         // Scripts sent whole in this batch are also loaded, once each, for their hash.
         var loads: [RedisScript] = []
@@ -37,27 +46,44 @@ enum RedisPipeline {
             commands.append(call.arguments(hashes: known))
         }
         if let waitCommand { commands.append(waitCommand) }
-        var replies = try connection.pipeline(commands)
-        for (script, reply) in zip(loads, replies.prefix(loads.count)) {
-            if let hash = reply.text { hashes.known.withLock { $0[script.name] = hash } }
+        try connection.send(commands)
+        return InFlight(calls: calls, loads: loads, waitCommand: waitCommand, asking: asking, replyCount: commands.count)
+    }
+
+    /// A pipeline written by `start` whose replies are still to be read.
+    struct InFlight {
+        let calls: [RedisCall]
+        let loads: [RedisScript]
+        let waitCommand: [any RedisArgument]?
+        let asking: Bool
+        let replyCount: Int
+
+        /// Reads the replies (see `send`); a call the server answered NOSCRIPT is sent again with its script's text,
+        /// in a second round trip.
+        func finish(on connection: RedisConnection, hashes: RedisScriptHashes) throws(RedisFailure)
+            -> (replies: [RedisReply], acknowledged: Int64?) {
+            var replies = try connection.receive(replyCount)
+            for (script, reply) in zip(loads, replies.prefix(loads.count)) {
+                if let hash = reply.text { hashes.known.withLock { $0[script.name] = hash } }
+            }
+            replies.removeFirst(loads.count)
+            var acknowledged = waitCommand == nil ? nil : replies.popLast()?.integer
+            if asking { replies = stride(from: 1, to: replies.count, by: 2).map { replies[$0] } }
+            let lost = replies.indices.filter { replies[$0].isNoScript && calls[$0].script != nil }
+            guard !lost.isEmpty else { return (replies, acknowledged) }
+            // The server forgot its scripts: run those calls again with the scripts' text.
+            var again: [[any RedisArgument]] = []
+            for index in lost {
+                if asking { again.append(["ASKING"]) }
+                again.append(calls[index].arguments(hashes: [:]))
+            }
+            if let waitCommand { again.append(waitCommand) }
+            var answers = try connection.pipeline(again)
+            if waitCommand != nil { acknowledged = answers.popLast()?.integer }
+            if asking { answers = stride(from: 1, to: answers.count, by: 2).map { answers[$0] } }
+            for (index, reply) in zip(lost, answers) { replies[index] = reply }
+            return (replies, acknowledged)
         }
-        replies.removeFirst(loads.count)
-        var acknowledged = waitCommand == nil ? nil : replies.popLast()?.integer
-        if asking { replies = stride(from: 1, to: replies.count, by: 2).map { replies[$0] } }
-        let lost = replies.indices.filter { replies[$0].isNoScript && calls[$0].script != nil }
-        guard !lost.isEmpty else { return (replies, acknowledged) }
-        // The server forgot its scripts: run those calls again with the scripts' text.
-        var again: [[any RedisArgument]] = []
-        for index in lost {
-            if asking { again.append(["ASKING"]) }
-            again.append(calls[index].arguments(hashes: [:]))
-        }
-        if let waitCommand { again.append(waitCommand) }
-        var answers = try connection.pipeline(again)
-        if waitCommand != nil { acknowledged = answers.popLast()?.integer }
-        if asking { answers = stride(from: 1, to: answers.count, by: 2).map { answers[$0] } }
-        for (index, reply) in zip(lost, answers) { replies[index] = reply }
-        return (replies, acknowledged)
     }
 
     /// One outcome per call: a script's error reply is a `StoreError`, any other reply is the call's answer.
