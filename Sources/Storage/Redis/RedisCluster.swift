@@ -2,11 +2,12 @@ import Glibc
 import Synchronization
 
 /// The primaries of a Redis Cluster, a connection pool for each, and the slot map that says which serves a key.
-/// A batch of calls is split by primary, one pipeline each; a call answered MOVED, ASK or TRYAGAIN (it did not run)
-/// is sent again where the answer says, up to `maxRedirections` times. The slot map is read with CLUSTER SLOTS at
-/// first use, and again (at most every `refreshInterval`) after a redirection, a connection failure or CLUSTERDOWN:
-/// after a failover or a resharding the calls go to the new primaries without a restart. Replicas are never sent
-/// anything, and with `replicasToAcknowledge` each pipeline of writes ends with WAIT (`RedisPipeline.ReplicaWait`).
+/// A batch of calls is split by primary, one pipeline each, all written before any reply is read (`send(_:)`); a
+/// call answered MOVED, ASK or TRYAGAIN (it did not run) is sent again where the answer says, up to
+/// `maxRedirections` times. The slot map is read with CLUSTER SLOTS at first use, and again (at most every
+/// `refreshInterval`) after a redirection, a connection failure or CLUSTERDOWN: after a failover or a resharding the
+/// calls go to the new primaries without a restart. Replicas are never sent anything, and with
+/// `replicasToAcknowledge` each pipeline of writes ends with WAIT (`RedisPipeline.ReplicaWait`).
 final class RedisCluster: Sendable {
     typealias Endpoint = RedisClusterConfiguration.Endpoint
 
