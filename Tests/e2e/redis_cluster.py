@@ -92,6 +92,13 @@ class RedisCluster:
         return {fields[0] for fields in (line.split() for line in self.table().splitlines())
                 if len(fields) > 3 and "slave" in fields[2] and fields[3] == primary_id}
 
+    def replica_nodes(self) -> list[RedisServer]:
+        """The running nodes that replicate a primary."""
+        ports = {int(fields[1].split("@")[0].rsplit(":", 1)[1])
+                 for fields in (line.split() for line in self.table().splitlines())
+                 if len(fields) > 3 and "slave" in fields[2] and "fail" not in fields[2]}
+        return [node for node in self.running() if node.port in ports]
+
     def wait_taken_over(self, replica_ids: set[str], timeout: float = 20.0) -> str:
         """Waits until one of `replica_ids` has won a failover, and answers its id: one reading of CLUSTER NODES
         shows it as a primary serving slots (a replica turns primary only once it has won the election). Only then may

@@ -1,5 +1,6 @@
 """attestd on a real Redis Cluster (three primaries, three replicas, on loopback), through several attestd nodes: a
-replay sent to another node is refused; a primary killed with SIGKILL under load and replaced by its replica loses
+replay sent to another node is refused; an exchange no replica acknowledges fails closed (UNAVAILABLE) and its
+challenge stays burnt; a primary killed with SIGKILL under load and replaced by its replica loses
 no consumed challenge and no counter (every write is acknowledged by a replica, WAIT 1, before it is answered);
 requests during the failover fail cleanly with UNAVAILABLE and attestd recovers without a restart; and while slots
 move between primaries under load (redis-cli --cluster reshard) nothing is lost and no replay is accepted."""
@@ -13,7 +14,7 @@ from typing import Iterator
 
 import pytest
 
-from assertion_load import OK, AssertionLoad, assert_refused, fast_channel, verify_history
+from assertion_load import OK, AssertionLoad, assert_refused, fast_channel, verdict, verify_history
 from attestd_server import DEV_APPLE_APP_ID, AttestdServer, free_ports
 from device import AttestedDevice, prepare_assertion, refresh
 from exchange import GrpcExchange
@@ -85,6 +86,35 @@ def test_a_replay_on_another_node_is_refused(nodes: list[AttestdServer], simulat
     limited = refresh(c, simulator, APP_NAME, device, limited_use=True)
     assert b.verify(f"projects/{PROJECT_ID}", limited.token) is False
     assert a.verify(f"projects/{PROJECT_ID}", limited.token) is True
+
+
+def test_an_exchange_no_replica_acknowledges_fails_closed_and_its_challenge_stays_burnt(
+    nodes: list[AttestdServer], simulator: Simulator, redis_cluster: RedisCluster
+) -> None:
+    a, b = client(nodes[0]), client(nodes[1])
+    challenge = a.challenge(APP_NAME)
+    key = simulator.attest(DEV_APPLE_APP_ID, challenge)
+    artifact, token = a.attest(APP_NAME, key.key_id, key.attestation, challenge)
+    device = AttestedDevice(key, artifact, token)
+    prepared = prepare_assertion(a, simulator, APP_NAME, device)
+    attestation_challenge = a.challenge(APP_NAME)
+    fresh = simulator.attest(DEV_APPLE_APP_ID, attestation_challenge)
+    replicas = redis_cluster.replica_nodes()
+    assert len(replicas) == 3, redis_cluster.table()
+    for replica in replicas:
+        replica.kill()
+    # Each primary stores the write but no replica acknowledges it within replicaTimeoutMs: UNAVAILABLE.
+    assert verdict(lambda: a.assertion(APP_NAME, prepared.artifact, prepared.assertion.assertion, prepared.challenge)) \
+        == "UNAVAILABLE"
+    assert verdict(lambda: a.attest(APP_NAME, fresh.key_id, fresh.attestation, attestation_challenge)) == "UNAVAILABLE"
+    for replica in replicas:
+        replica.start()
+    redis_cluster.wait_ready()
+    # The challenges were consumed all the same: never usable again, on any node; the client asks for new ones.
+    assert_refused(lambda: b.assertion(APP_NAME, prepared.artifact, prepared.assertion.assertion, prepared.challenge))
+    assert_refused(lambda: b.attest(APP_NAME, fresh.key_id, fresh.attestation, attestation_challenge))
+    # And attestd carries on without a restart: a new challenge and the next counter are accepted.
+    refresh(b, simulator, APP_NAME, device, counter=prepared.assertion.counter + 1)
 
 
 def loads(nodes: list[AttestdServer], simulator: Simulator) -> list[AssertionLoad]:
