@@ -1,9 +1,9 @@
 """attestd on a real Redis Cluster (three primaries, three replicas, on loopback), through several attestd nodes: a
 replay sent to another node is refused; an exchange no replica acknowledges fails closed (UNAVAILABLE) and its
-challenge stays burnt; a primary killed with SIGKILL under load and replaced by its replica loses
-no consumed challenge and no counter (every write is acknowledged by a replica, WAIT 1, before it is answered);
-requests during the failover fail cleanly with UNAVAILABLE and attestd recovers without a restart; and while slots
-move between primaries under load (redis-cli --cluster reshard) nothing is lost and no replay is accepted."""
+challenge stays burnt; a primary killed with SIGKILL under load and replaced by its replica loses no consumed
+challenge and no counter (every write is acknowledged by a replica, WAIT 1, before it is answered); requests during
+the failover fail cleanly with UNAVAILABLE and attestd recovers without a restart; and while slots move between
+primaries under load (redis-cli --cluster reshard) nothing is lost and no replay is accepted."""
 
 from __future__ import annotations
 
