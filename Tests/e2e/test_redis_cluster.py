@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -117,10 +118,21 @@ def test_an_exchange_no_replica_acknowledges_fails_closed_and_its_challenge_stay
     refresh(b, simulator, APP_NAME, device, counter=prepared.assertion.counter + 1)
 
 
-def loads(nodes: list[AttestdServer], simulator: Simulator) -> list[AssertionLoad]:
-    """Assertion load on the first two nodes; the third checks the history afterwards."""
-    return [AssertionLoad(node.h2c_port, simulator, APP_NAME, DEV_APPLE_APP_ID, workers=3, assertions_per_key=40)
-            for node in nodes[:2]]
+@contextmanager
+def under_load(nodes: list[AttestdServer], simulator: Simulator) -> Iterator[list[AssertionLoad]]:
+    """Assertion load on the first two nodes (the third checks the history afterwards): the body runs once 60
+    exchanges are acknowledged, and the load stops once 40 more are acknowledged after it."""
+    running = [AssertionLoad(node.h2c_port, simulator, APP_NAME, DEV_APPLE_APP_ID, workers=3, assertions_per_key=40)
+               for node in nodes[:2]]
+    for load in running:
+        load.start()
+    try:
+        wait_acknowledged(running, 60)
+        yield running
+        wait_acknowledged(running, acknowledged(running) + 40)
+    finally:
+        for load in running:
+            load.stop()
 
 
 def acknowledged(running: list[AssertionLoad]) -> int:
@@ -143,8 +155,11 @@ def verify(nodes: list[AttestdServer], simulator: Simulator, running: list[Asser
 
 
 def outcomes(running: list[AssertionLoad]) -> Counter[str]:
+    """What the load's exchanges were answered, each OK or UNAVAILABLE (fresh ones are never refused:
+    verify_history checks that)."""
     statuses = Counter(s.status for load in running for s in load.all_sent())
     statuses.update(f"attest {a.status}" for load in running for a in load.attestations)
+    assert set(statuses) <= {OK, "UNAVAILABLE", "attest OK", "attest UNAVAILABLE"}, statuses
     return statuses
 
 
@@ -152,11 +167,7 @@ def outcomes(running: list[AssertionLoad]) -> Counter[str]:
 def test_a_primary_killed_under_load_fails_over_losing_nothing_and_attestd_recovers(
     nodes: list[AttestdServer], simulator: Simulator, redis_cluster: RedisCluster
 ) -> None:
-    running = loads(nodes, simulator)
-    for load in running:
-        load.start()
-    try:
-        wait_acknowledged(running, 60)
+    with under_load(nodes, simulator) as running:
         victim, victim_id, _ = redis_cluster.primaries()[0]
         replicas = redis_cluster.replicas_of(victim_id)
         assert replicas, redis_cluster.table()
@@ -172,16 +183,9 @@ def test_a_primary_killed_under_load_fails_over_losing_nothing_and_attestd_recov
         redis_cluster.wait_ready()
         restored = time.monotonic()
         redis_cluster.wait_replica_of(victim_id, successor)
-        at_restore = acknowledged(running)
-        wait_acknowledged(running, at_restore + 40)
-    finally:
-        for load in running:
-            load.stop()
     for node in nodes:
         assert node.alive, node.log_tail()
     statuses = outcomes(running)
-    # Every exchange was answered OK or UNAVAILABLE (fresh ones never refused: verify_history checks that).
-    assert set(statuses) <= {OK, "UNAVAILABLE", "attest OK", "attest UNAVAILABLE"}, statuses
     assert statuses["UNAVAILABLE"] + statuses["attest UNAVAILABLE"] > 0, "the failover was never noticed"
     checked = verify(nodes, simulator, running)
     print(f"\nfailover: promoted after {promoted - killed:.1f} s, replica back after {restored - killed:.1f} s; "
@@ -193,26 +197,16 @@ def test_a_primary_killed_under_load_fails_over_losing_nothing_and_attestd_recov
 def test_slots_moving_under_load_lose_nothing_and_accept_no_replay(
     nodes: list[AttestdServer], simulator: Simulator, redis_cluster: RedisCluster
 ) -> None:
-    running = loads(nodes, simulator)
-    for load in running:
-        load.start()
-    try:
-        wait_acknowledged(running, 60)
+    with under_load(nodes, simulator) as running:
         (source, source_id, _), (_, target_id, _) = redis_cluster.primaries()[:2]
         moved_from = time.monotonic()
         output = RedisCluster.cli(source, "--cluster", "reshard", f"127.0.0.1:{source.port}",
                                   "--cluster-from", source_id, "--cluster-to", target_id,
                                   "--cluster-slots", "1000", "--cluster-yes", "--cluster-pipeline", "50")
         moved_in = time.monotonic() - moved_from
-        after_move = acknowledged(running)
-        wait_acknowledged(running, after_move + 40)
-    finally:
-        for load in running:
-            load.stop()
     served = {node_id: slots for _, node_id, slots in redis_cluster.primaries()}
     assert served[target_id] >= 5461 + 1000 - 1, (served, output[-2000:])
     statuses = outcomes(running)
-    assert set(statuses) <= {OK, "UNAVAILABLE", "attest OK", "attest UNAVAILABLE"}, statuses
     checked = verify(nodes, simulator, running)
     print(f"\nreshard: 1000 slots moved in {moved_in:.1f} s under load; outcomes {dict(statuses)}; checked {checked}")
     assert checked["assertion replays"] >= 100, checked
