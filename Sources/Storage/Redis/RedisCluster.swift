@@ -69,10 +69,10 @@ final class RedisCluster: Sendable {
             }
             pending = []
             var pause = false
-            let pipelines = groups.map { target, indices in Pipeline(target: target, calls: indices.map { calls[$0] }) }
-            for ((target, indices), result) in zip(groups, send(pipelines)) {
-                let batch = indices.map { calls[$0] }
-                let sent: (replies: [RedisReply], acknowledged: Int64?)
+            let targets = Array(groups)
+            let pipelines = targets.map { target, indices in Pipeline(target: target, calls: indices.map { calls[$0] }) }
+            for (((target, indices), batch), result) in zip(zip(targets, pipelines.map(\.calls)), send(pipelines)) {
+                let sent: Sent
                 switch result {
                 case .success(let replies): sent = replies
                 case .failure(let error):
