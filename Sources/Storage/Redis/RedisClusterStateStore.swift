@@ -78,17 +78,9 @@ public final class RedisClusterStateStore: StateStore {
         _ nonce: [UInt8], expiresAt: Int64, thenRegister record: AttestedKeyRecord, joining batch: Batch?,
         completion: @escaping StoreCompletion<Bool>
     ) {
-        let second = register(record)
-        batcher.submit(consume(challengeKey(nonce), expiresAt), orderedBy: recordKey(record.keyID), joining: batch) {
-            [batcher] reply, batch in
-            switch reply.flatMap({ reply in Result { () throws(StoreError) in try RedisStateStore.consumed(reply) } }) {
-            case .failure(let error): completion(.failure(error), batch)
-            case .success(false): completion(.success(false), batch)
-            case .success(true):
-                batcher.submit(second, joining: batch, completion: decoding(completion) { reply throws(StoreError) in
-                    try RedisStateStore.registered(reply)
-                })
-            }
+        consumeChallenge(nonce, expiresAt: expiresAt, then: register(record), of: record.keyID, replayed: false,
+                         joining: batch, completion: completion) { reply throws(StoreError) in
+            try RedisStateStore.registered(reply)
         }
     }
 
@@ -97,16 +89,26 @@ public final class RedisClusterStateStore: StateStore {
         _ nonce: [UInt8], expiresAt: Int64, thenAdvance keyID: [UInt8], to counter: UInt32, now: Int64,
         joining batch: Batch?, completion: @escaping StoreCompletion<ChallengeThenCounter>
     ) {
-        let second = advance(keyID, counter, now)
+        consumeChallenge(nonce, expiresAt: expiresAt, then: advance(keyID, counter, now), of: keyID,
+                         replayed: .challengeReplayed, joining: batch, completion: completion) { reply throws(StoreError) in
+            .counter(try RedisStateStore.counterAdvance(reply, "advance"))
+        }
+    }
+
+    /// The challenge is consumed in its slot and, only if that succeeded, `second` runs in the key's slot, its reply
+    /// decoded by `decode`; both take the key's lane, so one key's writes are stored in the order they were handed
+    /// over. A used or expired challenge answers `replayed` and runs nothing more.
+    private func consumeChallenge<Outcome: Sendable>(
+        _ nonce: [UInt8], expiresAt: Int64, then second: RedisCall, of keyID: [UInt8], replayed: Outcome,
+        joining batch: Batch?, completion: @escaping StoreCompletion<Outcome>,
+        decode: @escaping @Sendable (RedisReply) throws(StoreError) -> Outcome
+    ) {
         batcher.submit(consume(challengeKey(nonce), expiresAt), orderedBy: recordKey(keyID), joining: batch) {
             [batcher] reply, batch in
             switch reply.flatMap({ reply in Result { () throws(StoreError) in try RedisStateStore.consumed(reply) } }) {
             case .failure(let error): completion(.failure(error), batch)
-            case .success(false): completion(.success(.challengeReplayed), batch)
-            case .success(true):
-                batcher.submit(second, joining: batch, completion: decoding(completion) { reply throws(StoreError) in
-                    .counter(try RedisStateStore.counterAdvance(reply, "advance"))
-                })
+            case .success(false): completion(.success(replayed), batch)
+            case .success(true): batcher.submit(second, joining: batch, completion: decoding(completion, decode))
             }
         }
     }
@@ -143,9 +145,8 @@ public final class RedisClusterStateStore: StateStore {
         .script(.advanceCounter, keys: [recordKey(keyID)], arguments: [Int64(counter), now])
     }
 
-    /// `RedisScript.consume` of a challenge or token, with its expiry and the second until which it is kept.
     private func consume(_ key: [UInt8], _ expiresAt: Int64) -> RedisCall {
-        .script(.consume, keys: [key], arguments: [expiresAt, max(1, ExpiryRule.keepUntil(expiresAt, clockSkewSeconds: clockSkewSeconds))])
+        RedisStateStore.consumeOnce(key, expiresAt: expiresAt, clockSkewSeconds: clockSkewSeconds)
     }
 
     private func challengeKey(_ nonce: [UInt8]) -> [UInt8] { key("challenge:", nonce) }

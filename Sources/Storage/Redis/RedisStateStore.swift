@@ -185,14 +185,23 @@ public final class RedisStateStore: StateStore {
         Array(prefix.utf8) + Array(kind.utf8) + id
     }
 
-    /// `RedisScript.consume`: 1 the first time, 0 after or once expired.
     private func consumeOnce(_ key: [UInt8], expiresAt: Int64) -> RedisCall {
-        .script(.consume, keys: [key], arguments: expiry(expiresAt))
+        Self.consumeOnce(key, expiresAt: expiresAt, clockSkewSeconds: clockSkewSeconds)
+    }
+
+    /// `RedisScript.consume` of a challenge or token: 1 the first time, 0 after or once expired. The cluster store
+    /// sends the same call.
+    static func consumeOnce(_ key: [UInt8], expiresAt: Int64, clockSkewSeconds: Int64) -> RedisCall {
+        .script(.consume, keys: [key], arguments: expiry(expiresAt, clockSkewSeconds: clockSkewSeconds))
+    }
+
+    private func expiry(_ expiresAt: Int64) -> [any RedisArgument] {
+        Self.expiry(expiresAt, clockSkewSeconds: clockSkewSeconds)
     }
 
     /// The scripts' first two arguments: the expiry, and the second until which a consumed record is kept. EXAT
     /// must be positive; a record kept until a second already past is refused by the script before it is set.
-    private func expiry(_ expiresAt: Int64) -> [any RedisArgument] {
+    private static func expiry(_ expiresAt: Int64, clockSkewSeconds: Int64) -> [any RedisArgument] {
         [expiresAt, max(1, ExpiryRule.keepUntil(expiresAt, clockSkewSeconds: clockSkewSeconds))]
     }
 
